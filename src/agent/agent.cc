@@ -1,0 +1,398 @@
+#include "agent/agent.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "agent/worker.h"
+#include "posix/clock.h"
+#include "posix/environment.h"
+#include "posix/interfaces.h"
+#include "posix/pipe.h"
+#include "posix/poller.h"
+#include "posix/signals.h"
+#include "posix/socket.h"
+#include "protocol/codec.h"
+#include "protocol/frame_reader.h"
+#include "protocol/preamble.h"
+#include "util/byte_queue.h"
+#include "util/version.h"
+
+namespace muster::agent {
+namespace {
+
+using protocol::Stream;
+
+constexpr size_t kOutboxHigh = 8u << 20;       // stop reading worker pipes above this (spec section 7)
+constexpr size_t kOutboxLow = kOutboxHigh / 2;  // resume below this
+constexpr int64_t kPipeLingerMs = 200;         // after a worker exits, wait this long for its pipes' EOF
+constexpr int kStdin = 0;
+constexpr int kStdout = 1;
+
+// Poller tokens: kind in the high 32 bits, worker id in the low ones.
+enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4 };
+uint64_t token(Kind kind, uint32_t id = 0) { return (static_cast<uint64_t>(kind) << 32) | id; }
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+protocol::Hello make_hello() {
+  protocol::Hello hello;
+  hello.version = kVersion;
+  hello.hostname = posix::hostname().has_value() ? *posix::hostname() : "";
+  hello.pid = static_cast<uint32_t>(posix::current_pid());
+  hello.capabilities = {"workers", "pick-port"};
+  if (const char* connection = std::getenv("SSH_CONNECTION")) {
+    // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
+    std::string text = connection;
+    size_t a = text.find(' '), b = text.find(' ', a + 1), c = text.find(' ', b + 1);
+    if (c != std::string::npos) hello.ssh_addr = text.substr(b + 1, c - b - 1);
+  }
+  if (auto addresses = posix::interface_addresses()) {
+    for (const auto& address : *addresses) {
+      if (address.up && !address.loopback) hello.addresses.push_back(address.address);
+    }
+  }
+  return hello;
+}
+
+class Agent {
+ public:
+  Agent(AgentOptions options, posix::Poller poller) : options_(std::move(options)), poller_(std::move(poller)) {}
+  int run();
+
+ private:
+  void send(const protocol::AgentMessage& message);
+  void flush_to_head();
+  void on_head_readable();
+  void on_head_message(const protocol::HeadMessage& message);
+  void spawn_worker(const protocol::SpawnWorker& request);
+  void read_worker(Worker& worker, Stream stream);
+  void close_pipe(Worker& worker, Stream stream);
+  void update_throttle();
+  void reap_workers();
+  void report_finished_workers();
+  void signal_workers(uint32_t id, int signal);
+  void terminate(int grace_ms);
+  void head_lost(const char* why);
+  void on_signals();
+  void on_timers();
+  int next_timeout() const;
+  bool finished() const;
+
+  AgentOptions options_;
+  posix::Poller poller_;
+  protocol::FrameReader frames_;
+  ByteQueue outbox_;
+  bool head_writable_registered_ = false;
+  bool throttled_ = false;
+  std::map<uint32_t, std::unique_ptr<Worker>> workers_;
+  std::vector<std::string> base_env_ = posix::current_environment();
+  std::optional<int64_t> kill_deadline_ms_;
+  bool shutdown_requested_ = false;
+  bool head_gone_ = false;
+  bool head_eof_ = false;
+  int64_t last_heard_ms_ = posix::monotonic_ms();
+  int64_t next_heartbeat_ms_ = 0;
+  uint64_t heartbeat_seq_ = 0;
+};
+
+void Agent::send(const protocol::AgentMessage& message) {
+  if (head_gone_) return;
+  outbox_.append(protocol::encode(message));
+  flush_to_head();
+}
+
+void Agent::flush_to_head() {
+  while (!outbox_.empty()) {
+    auto written = posix::write_some(kStdout, outbox_.pending());
+    if (!written) {  // the head's side is closed: nobody to talk to
+      head_lost("cannot write to the head");
+      return;
+    }
+    if (written->would_block) break;
+    outbox_.consumed(written->bytes);
+  }
+  bool want_writable = !outbox_.empty();
+  if (want_writable != head_writable_registered_) {
+    head_writable_registered_ = want_writable;
+    if (want_writable) (void)poller_.add(kStdout, posix::poll_writable, token(kHeadOut));
+    else (void)poller_.remove(kStdout);
+  }
+  update_throttle();
+}
+
+void Agent::update_throttle() {
+  bool throttle = outbox_.size() > kOutboxHigh || (throttled_ && outbox_.size() > kOutboxLow);
+  if (throttle == throttled_) return;
+  throttled_ = throttle;
+  uint32_t events = throttle ? 0 : posix::poll_readable;
+  for (auto& [id, worker] : workers_) {
+    if (worker->out.valid()) (void)poller_.modify(worker->out.get(), events, token(kWorkerOut, id));
+    if (worker->err.valid()) (void)poller_.modify(worker->err.get(), events, token(kWorkerErr, id));
+  }
+}
+
+void Agent::on_head_readable() {
+  char buffer[64 * 1024];
+  for (int round = 0; round < 16; ++round) {
+    auto got = posix::read_some(kStdin, buffer);
+    if (!got || got->eof) {
+      head_eof_ = true;
+      (void)poller_.remove(kStdin);
+      head_lost("the head closed the connection");
+      return;
+    }
+    if (got->would_block) return;
+    last_heard_ms_ = posix::monotonic_ms();
+    frames_.feed(std::string_view(buffer, got->bytes));
+    while (true) {
+      auto frame = frames_.next();
+      if (!frame) {
+        head_lost(frame.error().message.c_str());
+        return;
+      }
+      if (!*frame) break;
+      auto message = protocol::decode_head((*frame)->type, (*frame)->payload);
+      if (!message) {
+        send(protocol::AgentError{message.error().message});
+        head_lost("protocol error");
+        return;
+      }
+      if (*message) on_head_message(**message);
+    }
+  }
+}
+
+void Agent::on_head_message(const protocol::HeadMessage& message) {
+  std::visit(
+      [&](const auto& m) {
+        using M = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<M, protocol::SpawnWorker>) {
+          spawn_worker(m);
+        } else if constexpr (std::is_same_v<M, protocol::Signal>) {
+          signal_workers(m.worker, m.signal);
+        } else if constexpr (std::is_same_v<M, protocol::Terminate>) {
+          terminate(static_cast<int>(m.grace_ms));
+        } else if constexpr (std::is_same_v<M, protocol::Ping>) {
+          send(protocol::Heartbeat{m.seq, unix_ms()});
+        } else if constexpr (std::is_same_v<M, protocol::PickPort>) {
+          auto port = posix::pick_free_tcp_port("0.0.0.0");
+          send(protocol::PortReply{m.request, port ? static_cast<uint32_t>(*port) : 0u,
+                                   port ? "" : port.error().message});
+        } else if constexpr (std::is_same_v<M, protocol::Shutdown>) {
+          shutdown_requested_ = true;
+        }
+      },
+      message);
+}
+
+void Agent::spawn_worker(const protocol::SpawnWorker& request) {
+  auto fail = [&](const std::string& why) {
+    send(protocol::WorkerExited{request.worker, protocol::ExitHow::failed_to_start, 127, why});
+  };
+  if (request.argv.empty()) return fail("empty command");
+  if (!request.cwd.empty() && !posix::is_directory(request.cwd)) {
+    return fail(fmt::format("working directory '{}' does not exist on this node (use --chdir)", request.cwd));
+  }
+  auto env = posix::merge_environment(base_env_, request.env);
+  auto path = posix::find_variable(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
+  auto program = posix::find_in_path(request.argv[0], path);
+  if (!program) return fail(fmt::format("command not found: '{}' (PATH={})", request.argv[0], path));
+  auto out = posix::make_pipe();
+  auto err = posix::make_pipe();
+  if (!out || !err) return fail("cannot create pipes: " + (out ? err.error() : out.error()).message);
+  posix::SpawnOptions spawn;
+  spawn.argv = request.argv;
+  spawn.argv[0] = *program;
+  spawn.env = std::move(env);
+  spawn.cwd = request.cwd;
+  spawn.stdout_fd = out->write.get();
+  spawn.stderr_fd = err->write.get();
+  spawn.new_process_group = true;
+  spawn.parent_death_signal = SIGKILL;
+  spawn.search_path = false;
+  auto process = posix::spawn(spawn);
+  if (!process) return fail(process.error().message);
+  auto worker = std::make_unique<Worker>(Worker{request.worker, std::move(*process), std::move(out->read),
+                                                std::move(err->read), std::nullopt, 0, false});
+  (void)posix::set_nonblocking(worker->out.get());
+  (void)posix::set_nonblocking(worker->err.get());
+  uint32_t events = throttled_ ? 0 : posix::poll_readable;
+  (void)poller_.add(worker->out.get(), events, token(kWorkerOut, request.worker));
+  (void)poller_.add(worker->err.get(), events, token(kWorkerErr, request.worker));
+  send(protocol::WorkerStarted{request.worker, static_cast<uint32_t>(worker->process.pid())});
+  workers_[request.worker] = std::move(worker);
+}
+
+void Agent::close_pipe(Worker& worker, Stream stream) {
+  posix::Fd& fd = stream == Stream::out ? worker.out : worker.err;
+  if (!fd.valid()) return;
+  (void)poller_.remove(fd.get());
+  fd.reset();
+}
+
+void Agent::read_worker(Worker& worker, Stream stream) {
+  posix::Fd& fd = stream == Stream::out ? worker.out : worker.err;
+  static char buffer[protocol::kMaxOutputChunk];
+  for (int round = 0; round < 4 && fd.valid(); ++round) {
+    auto got = posix::read_some(fd.get(), buffer);
+    if (!got || got->eof) return close_pipe(worker, stream);
+    if (got->would_block) return;
+    send(protocol::Output{worker.id, stream, std::string(buffer, got->bytes)});
+  }
+}
+
+void Agent::reap_workers() {
+  for (auto& [id, worker] : workers_) {
+    if (worker->status) continue;
+    if (auto status = worker->process.try_wait()) {
+      worker->status = *status;
+      worker->exited_at_ms = posix::monotonic_ms();
+      // Drain what the pipes already hold; EOF usually follows at once.
+      read_worker(*worker, Stream::out);
+      read_worker(*worker, Stream::err);
+    }
+  }
+}
+
+// A worker is reported once reaped and its pipes are at EOF, or abandoned after kPipeLingerMs (a daemon it
+// started may hold them open forever).
+void Agent::report_finished_workers() {
+  int64_t now = posix::monotonic_ms();
+  for (auto& [id, worker] : workers_) {
+    if (!worker->status || worker->reported) continue;
+    if (!worker->pipes_closed() && now - worker->exited_at_ms < kPipeLingerMs) continue;
+    close_pipe(*worker, Stream::out);
+    close_pipe(*worker, Stream::err);
+    worker->reported = true;
+    protocol::WorkerExited exited{id, protocol::ExitHow::exited, 0, posix::describe(*worker->status)};
+    if (auto* signaled = std::get_if<posix::Signaled>(&*worker->status)) {
+      exited.how = protocol::ExitHow::signaled;
+      exited.code = signaled->signal;
+    } else {
+      exited.code = std::get<posix::Exited>(*worker->status).code;
+    }
+    send(exited);
+  }
+}
+
+void Agent::signal_workers(uint32_t id, int signal) {
+  for (auto& [worker_id, worker] : workers_) {
+    // Exited workers' groups are signalled too: their children may still be running.
+    if (id == protocol::kAllWorkers || id == worker_id) (void)worker->process.signal(signal);
+  }
+}
+
+void Agent::terminate(int grace_ms) {
+  signal_workers(protocol::kAllWorkers, SIGTERM);
+  int64_t deadline = posix::monotonic_ms() + grace_ms;
+  if (!kill_deadline_ms_ || deadline < *kill_deadline_ms_) kill_deadline_ms_ = deadline;
+}
+
+void Agent::head_lost(const char* why) {
+  if (head_gone_) return;
+  head_gone_ = true;
+  fmt::print(stderr, "muster agent: {}; stopping all workers\n", why);
+  terminate(options_.lost_head_grace_ms);
+  if (head_writable_registered_) (void)poller_.remove(kStdout);
+  head_writable_registered_ = false;
+  if (!head_eof_) (void)poller_.remove(kStdin);
+}
+
+void Agent::on_signals() {
+  for (int signal : posix::take_pending_signals()) {
+    if (signal == SIGCHLD) continue;  // reaping happens every round
+    head_lost(fmt::format("received {}", posix::signal_name(signal)).c_str());
+  }
+}
+
+void Agent::on_timers() {
+  int64_t now = posix::monotonic_ms();
+  if (!head_gone_ && now - last_heard_ms_ > options_.heartbeat_timeout_ms) {
+    head_lost(fmt::format("no word from the head for {} ms", now - last_heard_ms_).c_str());
+  }
+  if (!head_gone_ && now >= next_heartbeat_ms_) {
+    send(protocol::Heartbeat{heartbeat_seq_++, unix_ms()});
+    next_heartbeat_ms_ = now + options_.heartbeat_ms;
+  }
+  if (kill_deadline_ms_ && now >= *kill_deadline_ms_) {
+    signal_workers(protocol::kAllWorkers, SIGKILL);
+    kill_deadline_ms_.reset();
+  }
+}
+
+int Agent::next_timeout() const {
+  int64_t now = posix::monotonic_ms();
+  int64_t deadline = now + options_.heartbeat_ms;
+  if (!head_gone_) deadline = std::min(deadline, next_heartbeat_ms_);
+  if (kill_deadline_ms_) deadline = std::min(deadline, *kill_deadline_ms_);
+  for (const auto& [id, worker] : workers_) {
+    if (worker->status && !worker->reported) deadline = std::min(deadline, worker->exited_at_ms + kPipeLingerMs);
+  }
+  return static_cast<int>(std::clamp<int64_t>(deadline - now, 0, 60'000));
+}
+
+bool Agent::finished() const {
+  for (const auto& [id, worker] : workers_) {
+    if (!worker->reported) return false;
+  }
+  if (head_gone_) return true;
+  return shutdown_requested_ && outbox_.empty();
+}
+
+int Agent::run() {
+  (void)posix::set_nonblocking(kStdin);
+  (void)posix::set_nonblocking(kStdout);
+  if (auto added = poller_.add(kStdin, posix::poll_readable, token(kHeadIn)); !added) {
+    fmt::print(stderr, "muster agent: cannot watch stdin: {}\n", added.error().message);
+    return 1;
+  }
+  outbox_.append(protocol::preamble_line(options_.nonce));
+  send(make_hello());
+  while (!finished()) {
+    auto events = poller_.wait(next_timeout());
+    if (!events) {
+      fmt::print(stderr, "muster agent: {}\n", events.error().message);
+      return 1;
+    }
+    for (const auto& event : *events) {
+      auto kind = static_cast<Kind>(event.token >> 32);
+      auto id = static_cast<uint32_t>(event.token);
+      if (kind == kHeadIn) on_head_readable();
+      if (kind == kHeadOut) flush_to_head();
+      auto it = workers_.find(id);
+      if ((kind == kWorkerOut || kind == kWorkerErr) && it != workers_.end()) {
+        read_worker(*it->second, kind == kWorkerOut ? Stream::out : Stream::err);
+      }
+    }
+    on_signals();
+    reap_workers();
+    report_finished_workers();
+    on_timers();
+  }
+  if (!head_gone_) flush_to_head();
+  return head_gone_ ? 1 : 0;
+}
+
+}  // namespace
+
+int run_agent(const AgentOptions& options) {
+  posix::SignalBlock signals;
+  auto poller = posix::Poller::create();
+  if (!poller) {
+    fmt::print(stderr, "muster agent: {}\n", poller.error().message);
+    return 1;
+  }
+  return Agent(options, std::move(*poller)).run();
+}
+
+}  // namespace muster::agent

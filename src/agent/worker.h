@@ -1,0 +1,27 @@
+// One worker process on this node, as the agent sees it: the process (its own process group), the read
+// ends of its stdout/stderr pipes, and its exit status once reaped. Passive: the agent's loop reads the
+// pipes when they are readable and reaps on SIGCHLD.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "posix/exit_status.h"
+#include "posix/fd.h"
+#include "posix/process.h"
+
+namespace muster::agent {
+
+struct Worker {
+  uint32_t id = 0;
+  posix::Process process;
+  posix::Fd out;  // invalid once EOF was read (or the pipe was abandoned)
+  posix::Fd err;
+  std::optional<posix::ExitStatus> status;
+  int64_t exited_at_ms = 0;  // when status was reaped
+  bool reported = false;     // WorkerExited sent
+
+  bool pipes_closed() const { return !out.valid() && !err.valid(); }
+};
+
+}  // namespace muster::agent

@@ -1,0 +1,20 @@
+// `muster agent`: hidden; started by the head on every node (docs/agent-protocol.md).
+#include "agent/agent.h"
+#include "cli/exit_codes.h"
+#include "cli/parse.h"
+#include "cli/subcommands.h"
+
+namespace muster::cli {
+
+int run_agent(const std::vector<std::string>& args) {
+  auto app = make_app("agent", "Internal: the per-node agent the head talks to over stdin/stdout.");
+  agent::AgentOptions options;
+  app->add_option("--nonce", options.nonce, "echoed in the preamble line")->required();
+  app->add_option("--heartbeat-ms", options.heartbeat_ms)->check(CLI::Range(50, 600'000));
+  app->add_option("--heartbeat-timeout-ms", options.heartbeat_timeout_ms)->check(CLI::Range(100, 3'600'000));
+  app->add_option("--lost-head-grace-ms", options.lost_head_grace_ms)->check(CLI::Range(0, 600'000));
+  if (auto code = parse_command_line(*app, args)) return *code;
+  return agent::run_agent(options);
+}
+
+}  // namespace muster::cli

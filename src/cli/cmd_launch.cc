@@ -1,0 +1,166 @@
+// `muster launch`: flags -> LaunchOptions; the work is launch::run_launch.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "cli/exit_codes.h"
+#include "cli/host_options.h"
+#include "cli/parse.h"
+#include "cli/subcommands.h"
+#include "cluster/rank_plan.h"
+#include "launch/launch_options.h"
+#include "launch/rank_env.h"
+#include "posix/environment.h"
+#include "posix/terminal.h"
+
+namespace muster::cli {
+namespace {
+
+struct LaunchFlags {
+  HostOptions hosts;
+  std::string transport = "auto";
+  std::vector<std::string> env_set, env_files, env_prefixes;
+  bool no_default_env = false;
+  bool print_env = false;
+  std::string chdir;
+  double grace_s = 5, heartbeat_timeout_s = 5;
+  int connect_timeout_s = 10;
+  std::vector<std::string> ssh_options;
+  bool no_multiplex = false;
+};
+
+void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& options) {
+  add_host_options(app, flags.hosts);
+  app.add_flag("--per-node", options.per_node,
+               "one process per node; {node_rank} {nnodes} {master_addr} {master_port} {nproc_per_node} "
+               "{world_size} {job_id} are substituted in the command (for torchrun/deepspeed/accelerate)");
+  app.add_option("--transport", flags.transport, "how to reach nodes: auto (local for localhost, else ssh), ssh, local")
+      ->check(CLI::IsMember({"auto", "ssh", "local"}));
+  app.add_option("--env", flags.env_set, "K=V to set on every worker, or K to copy the head's value")->group("Environment");
+  app.add_option("--env-file", flags.env_files, "dotenv-style file of K=V lines (like .deepspeed_env)")
+      ->group("Environment");
+  app.add_option("--env-prefix", flags.env_prefixes, "also propagate the head's variables with this prefix")
+      ->group("Environment");
+  app.add_flag("--no-default-env", flags.no_default_env, "propagate only what --env/--env-file/--env-prefix name")
+      ->group("Environment");
+  app.add_flag("--print-env", flags.print_env, "print each node's environment and exit (secrets redacted)")
+      ->group("Environment");
+  app.add_option("--chdir", flags.chdir, "working directory of the workers (default: the current one)");
+  app.add_option("--master-addr", options.master_addr, "MASTER_ADDR (default: the address node 0 was reached on)");
+  app.add_option("--grace", flags.grace_s, "seconds between SIGTERM and SIGKILL when stopping ranks")
+      ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--heartbeat-timeout", flags.heartbeat_timeout_s, "seconds of silence before a node counts as lost")
+      ->check(CLI::Range(0.5, 3600.0));
+  app.add_option("--max-restarts", options.max_restarts, "restart the whole job up to N times after a failure")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--run-dir", options.run_dir, "where rank logs and manifest.json go (default muster-runs/<job>)");
+  app.add_option("--job-id", options.job_id, "job id (default: time + random)");
+  app.add_option("--prefix", options.prefix_format, "line prefix: {node} {rank} {local_rank} {node_rank} {stream}")
+      ->group("Output");
+  app.add_option("--ranks", options.ranks_shown, "ranks shown on the terminal, e.g. 0 or 0,2-3 (all are logged)")
+      ->group("Output");
+  app.add_flag("-q,--quiet", options.quiet, "no muster notices except failures")->group("Output");
+  app.add_option("--connect-timeout", flags.connect_timeout_s, "seconds to reach a node")->group("ssh")
+      ->check(CLI::Range(1, 600));
+  app.add_option("--ssh-option", flags.ssh_options, "extra ssh -o option, e.g. Port=2222")->group("ssh");
+  app.add_flag("--no-multiplex", flags.no_multiplex, "no ssh ControlMaster connection sharing")->group("ssh");
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorKind::usage, "cannot read env file '{}'", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool all_local(const cluster::RankPlan& plan) {
+  return std::all_of(plan.nodes.begin(), plan.nodes.end(), [](const cluster::NodePlan& node) {
+    return node.host.user.empty() && (node.host.name == "localhost" || node.host.name == "127.0.0.1");
+  });
+}
+
+Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& options) {
+  auto nodes = resolve_hosts(flags.hosts);
+  if (!nodes) return nodes.error();
+  options.plan = cluster::make_rank_plan(*nodes);
+  options.devices_filtered = !flags.hosts.selection.include.empty() || !flags.hosts.selection.exclude.empty();
+  options.transport = flags.transport == "local" ? launch::TransportKind::local
+                      : flags.transport == "ssh" ? launch::TransportKind::ssh
+                      : all_local(options.plan)  ? launch::TransportKind::local
+                                                 : launch::TransportKind::ssh;
+  for (const auto& text : posix::current_environment()) {
+    auto eq = text.find('=');
+    if (eq != std::string::npos) options.head_env[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  options.env_policy.set = flags.env_set;
+  options.env_policy.extra_prefixes = flags.env_prefixes;
+  options.env_policy.propagate_defaults = !flags.no_default_env;
+  for (const auto& path : flags.env_files) {
+    auto text = read_file(path);
+    if (!text) return text.error();
+    options.env_policy.files.push_back({path, *text});
+  }
+  if (auto env = launch::propagated_env(options.head_env, options.env_policy); !env) return env.error();
+  options.cwd = flags.chdir.empty() ? std::filesystem::current_path().string() : flags.chdir;
+  options.grace_ms = static_cast<int>(flags.grace_s * 1000);
+  options.heartbeat_timeout_ms = static_cast<int>(flags.heartbeat_timeout_s * 1000);
+  options.heartbeat_ms = std::clamp(options.heartbeat_timeout_ms / 5, 100, 1000);
+  options.ssh.connect_timeout_s = flags.connect_timeout_s;
+  options.ssh.extra_options = flags.ssh_options;
+  options.ssh.multiplex = !flags.no_multiplex;
+  options.is_tty = posix::is_terminal(1);
+  options.color = options.is_tty && std::getenv("NO_COLOR") == nullptr;
+  return {};
+}
+
+int print_env(const launch::LaunchOptions& options) {
+  auto propagated = launch::propagated_env(options.head_env, options.env_policy).value();
+  launch::JobInfo job{"<job id>", options.master_addr.empty() ? "<address of node 0>" : options.master_addr, 0,
+                      0, options.max_restarts, 0};
+  std::vector<launch::EnvListing> listings;
+  for (const auto& node : options.plan.nodes) {
+    std::vector<std::pair<std::string, launch::EnvList>> processes;
+    if (options.per_node) {
+      processes.emplace_back("node process", launch::per_node_rank_env(options.plan, node, job));
+    } else {
+      for (const auto& rank : node.ranks) {
+        processes.emplace_back(fmt::format("rank {}", rank.global_rank), launch::rank_env(options.plan, node, rank, job));
+      }
+    }
+    for (auto& [name, env] : processes) env = launch::overlay_env(propagated, env);
+    listings.push_back(launch::make_env_listing(fmt::format("node {} ({})", node.node_rank, node.host.name), processes));
+  }
+  fmt::print("{}", launch::format_env_listing(listings));
+  fmt::print("# MASTER_PORT is picked free on node 0 when the job starts.\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_launch(const std::vector<std::string>& args) {
+  auto app = make_app("launch", "Start a command on every node and slot, torchrun-compatible; stream its logs; "
+                                "stop every rank when one fails.\n  muster launch -w 'node[1-4]' --nproc-per-node 2 "
+                                "-- python3 train.py --lr 0.1");
+  app->prefix_command();  // everything from the first non-option on is the command, untouched
+  LaunchFlags flags;
+  launch::LaunchOptions options;
+  add_launch_flags(*app, flags, options);
+  if (auto code = parse_command_line(*app, args)) return *code;
+  options.command = app->remaining();
+  if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
+  if (options.command.empty()) {
+    fmt::print(stderr, "muster launch: no command given (usage: muster launch [options] -- cmd args...)\n");
+    return kExitUsage;
+  }
+  if (auto filled = fill_options(flags, options); !filled) return report_error(filled.error());
+  if (flags.print_env) return print_env(options);
+  auto code = launch::run_launch(options);
+  if (!code) return report_error(code.error());
+  return *code;
+}
+
+}  // namespace muster::cli

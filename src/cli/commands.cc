@@ -1,0 +1,88 @@
+#include "cli/command.h"
+
+#include <cstdio>
+#include <string_view>
+
+#include <fmt/core.h>
+
+#include "cli/exit_codes.h"
+#include "cli/subcommands.h"
+#include "util/edit_distance.h"
+
+namespace muster::cli {
+namespace {
+
+int run_help(const std::vector<std::string>& args);
+
+const Command* find_command(std::string_view name) {
+  for (const auto& command : all_commands()) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
+void print_overview() {
+  fmt::print(
+      "muster: multi-node training from one machine\n\n"
+      "usage: muster <command> [options] [-- cmd args...]\n\n"
+      "commands:\n");
+  for (const auto& command : all_commands()) {
+    if (!command.hidden) fmt::print("  {:<10} {}\n", command.name, command.summary);
+  }
+  fmt::print("\n'muster help <command>' or 'muster <command> --help' describes a command.\n");
+}
+
+int unknown_command(std::string_view name) {
+  std::vector<std::string> names;
+  for (const auto& command : all_commands()) {
+    if (!command.hidden) names.emplace_back(command.name);
+  }
+  fmt::print(stderr, "muster: unknown command '{}'", name);
+  if (auto guess = closest_match(name, names)) fmt::print(stderr, ", did you mean '{}'?", *guess);
+  fmt::print(stderr, "\nrun 'muster help' for the list of commands\n");
+  return kExitUsage;
+}
+
+int run_help(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    print_overview();
+    return kExitOk;
+  }
+  const Command* command = find_command(args[0]);
+  if (!command) return unknown_command(args[0]);
+  return command->run({"--help"});
+}
+
+}  // namespace
+
+const std::vector<Command>& all_commands() {
+  static const std::vector<Command> table = {
+      {"launch", "start a job on every node, stream its logs, tear it down as one", run_launch},
+      {"plan", "print the rank plan for a set of hosts (what launch would start where)", run_plan},
+      {"doctor", "check the cluster and say what to fix, per node", run_doctor},
+      {"sync", "copy a directory to the same path on every node, verified", run_sync},
+      {"gen", "generate hostfiles, accelerate/DeepSpeed configs, sbatch scripts, ...", run_gen},
+      {"setup", "set up passwordless ssh between nodes and /etc/hosts", run_setup},
+      {"version", "print muster's version", run_version},
+      {"help", "describe the commands", run_help},
+      {"agent", "internal: the per-node agent the head talks to", run_agent, true},
+  };
+  return table;
+}
+
+int run_cli(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    print_overview();
+    return kExitUsage;
+  }
+  std::string name = args.front();
+  args.erase(args.begin());
+  if (name == "-h" || name == "--help") return run_help(args);
+  if (name == "-V" || name == "--version") return run_version(args);
+  const Command* command = find_command(name);
+  if (!command) return unknown_command(name);
+  return command->run(args);
+}
+
+}  // namespace muster::cli

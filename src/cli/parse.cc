@@ -1,0 +1,57 @@
+#include "cli/parse.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "cli/exit_codes.h"
+#include "util/edit_distance.h"
+
+namespace muster::cli {
+namespace {
+
+std::vector<std::string> long_option_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : app.get_options()) {
+    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  return names;
+}
+
+void suggest_flag(const CLI::App& app, const std::vector<std::string>& extras) {
+  auto names = long_option_names(app);
+  for (const auto& extra : extras) {
+    if (extra.rfind("--", 0) != 0) continue;
+    std::string flag = extra.substr(0, extra.find('='));
+    if (auto guess = closest_match(flag, names)) {
+      fmt::print(stderr, "muster {}: unknown option '{}', did you mean '{}'?\n", app.get_name(), flag, *guess);
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description) {
+  auto app = std::make_unique<CLI::App>(description, "muster " + name);
+  app->footer("Exit codes: 0 ok, 1 failure, 2 usage error, 3 not built yet; see README.md.");
+  return app;
+}
+
+std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    app.exit(e);
+    suggest_flag(app, app.remaining());
+    return kExitUsage;
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  return std::nullopt;
+}
+
+}  // namespace muster::cli

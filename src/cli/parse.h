@@ -1,0 +1,19 @@
+// Command-line parsing shared by the subcommands (CLI11 underneath).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace muster::cli {
+
+// Parses `args` into `app`. Returns nullopt when the command should go on, or the exit code to return:
+// 0 after --help, kExitUsage after a usage error (printed, with "did you mean" for a mistyped flag).
+std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::string>& args);
+
+// A CLI::App for `muster <name>` with muster's conventions (help flag, footer, option grouping).
+std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description);
+
+}  // namespace muster::cli

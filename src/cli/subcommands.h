@@ -1,0 +1,18 @@
+// The run functions of the subcommands, one source file each (cmd_<name>.cc).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace muster::cli {
+
+int run_launch(const std::vector<std::string>& args);
+int run_plan(const std::vector<std::string>& args);
+int run_doctor(const std::vector<std::string>& args);
+int run_sync(const std::vector<std::string>& args);
+int run_gen(const std::vector<std::string>& args);
+int run_setup(const std::vector<std::string>& args);
+int run_version(const std::vector<std::string>& args);
+int run_agent(const std::vector<std::string>& args);
+
+}  // namespace muster::cli

@@ -1,0 +1,163 @@
+#include "launch/agent_session.h"
+
+#include <fmt/core.h>
+
+#include "protocol/codec.h"
+#include "transport/transport.h"
+
+namespace muster::launch {
+namespace {
+
+constexpr size_t kMaxStderrKept = 64 * 1024;
+
+std::string last_lines(std::string_view text, size_t max_bytes) {
+  if (text.size() > max_bytes) text = text.substr(text.size() - max_bytes);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  return std::string(text);
+}
+
+}  // namespace
+
+AgentSession::AgentSession(std::string node, transport::AgentProcess process, const std::string& nonce,
+                           const transport::SelfBinary* binary, int64_t now_ms)
+    : node_(std::move(node)),
+      process_(std::move(process)),
+      binary_(binary),
+      preamble_(nonce),
+      last_heard_ms_(now_ms) {
+  for (const posix::Fd* fd : {&process_.to_agent, &process_.from_agent, &process_.agent_stderr}) {
+    (void)posix::set_nonblocking(fd->get());  // the launcher's loop must never block on one node
+  }
+}
+
+void AgentSession::on_stdout_readable(int64_t now_ms) {
+  char buffer[64 * 1024];
+  for (int round = 0; round < 16 && state_ != State::closed; ++round) {
+    auto got = posix::read_some(stdout_fd(), buffer);
+    if (!got) return close(fmt::format("reading from the agent: {}", got.error().message));
+    if (got->eof)
+      return close(state_ == State::connecting ? "the connection closed before the agent started"
+                                               : "the agent's connection closed");
+    if (got->would_block) return;
+    last_heard_ms_ = now_ms;
+    std::string_view bytes(buffer, got->bytes);
+    if (state_ == State::connecting) {
+      on_preamble_bytes(bytes, now_ms);
+    } else {
+      on_frame_bytes(bytes);
+    }
+  }
+}
+
+void AgentSession::on_preamble_bytes(std::string_view bytes, int64_t now_ms) {
+  preamble_.feed(bytes);
+  while (state_ == State::connecting) {
+    auto event = preamble_.next();
+    if (!event) return close(event.error().message);
+    if (std::holds_alternative<protocol::PreambleNeedMore>(*event)) return;
+    if (auto* upload = std::get_if<protocol::UploadRequest>(&*event)) {
+      if (uploaded_ || !binary_ || upload->build_id != binary_->build_id || upload->size != binary_->size) {
+        return close(
+            fmt::format("unexpected upload request for build {} ({} bytes)", upload->build_id, upload->size));
+      }
+      auto bytes_to_send = transport::read_self_binary(*binary_);
+      if (!bytes_to_send) return close(bytes_to_send.error().message);
+      outbox_.append(*bytes_to_send);
+      uploaded_ = true;
+      connect_deadline_ms_ = 0;  // the launcher re-arms the deadline after an upload
+      (void)now_ms;
+      flush();
+      continue;
+    }
+    auto& found = std::get<protocol::PreambleFound>(*event);
+    if (found.protocol != protocol::kProtocolVersion) {
+      return close(fmt::format("the agent speaks protocol {}, this muster speaks {}", found.protocol,
+                               protocol::kProtocolVersion));
+    }
+    state_ = State::ready;
+    on_frame_bytes(found.rest);
+  }
+}
+
+void AgentSession::on_frame_bytes(std::string_view bytes) {
+  frames_.feed(bytes);
+  while (state_ != State::closed) {
+    auto frame = frames_.next();
+    if (!frame) return close(frame.error().message);
+    if (!*frame) return;
+    auto message = protocol::decode_agent((*frame)->type, (*frame)->payload);
+    if (!message) return close(message.error().message);
+    if (!*message) continue;  // a type this version does not know: skipped, per spec
+    if (auto* hello = std::get_if<protocol::Hello>(&**message)) {
+      hello_ = *hello;
+      have_hello_ = true;
+    }
+    inbox_.push_back(std::move(**message));
+  }
+}
+
+void AgentSession::on_stderr_readable() {
+  char buffer[16 * 1024];
+  for (int round = 0; round < 4; ++round) {
+    auto got = posix::read_some(stderr_fd(), buffer);
+    if (!got || got->eof) {
+      process_.agent_stderr.reset();
+      return;
+    }
+    if (got->would_block) return;
+    stderr_text_.append(buffer, got->bytes);
+    if (stderr_text_.size() > kMaxStderrKept) stderr_text_.erase(0, stderr_text_.size() - kMaxStderrKept);
+  }
+}
+
+void AgentSession::send(const protocol::HeadMessage& message) {
+  if (state_ == State::closed) return;
+  outbox_.append(protocol::encode(message));
+  flush();
+}
+
+void AgentSession::on_stdin_writable() {
+  flush();
+}
+
+void AgentSession::flush() {
+  while (!outbox_.empty() && process_.to_agent.valid()) {
+    auto written = posix::write_some(stdin_fd(), outbox_.pending());
+    if (!written) return close(fmt::format("writing to the agent: {}", written.error().message));
+    if (written->would_block) return;
+    outbox_.consumed(written->bytes);
+  }
+}
+
+std::deque<protocol::AgentMessage> AgentSession::take_messages() {
+  return std::exchange(inbox_, {});
+}
+
+std::string AgentSession::diagnostics() const {
+  std::string text;
+  auto noise = last_lines(preamble_.noise(), 2048);
+  auto err = last_lines(stderr_text_, 4096);
+  if (!err.empty()) text += err;
+  if (!noise.empty())
+    text += (text.empty() ? "" : "\n") + std::string("output before the agent started: ") + noise;
+  return text;
+}
+
+void AgentSession::close(const std::string& why) {
+  if (state_ == State::closed) return;
+  state_ = State::closed;
+  failure_ = why;
+  process_.to_agent.reset();
+  process_.from_agent.reset();
+}
+
+void AgentSession::kill_transport(int signal) {
+  if (!reaped_) (void)process_.process.signal(signal);
+}
+
+bool AgentSession::transport_reaped() {
+  if (!reaped_ && process_.process.try_wait()) reaped_ = true;
+  return reaped_;
+}
+
+}  // namespace muster::launch

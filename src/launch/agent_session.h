@@ -1,0 +1,79 @@
+// The head's side of one agent connection (docs/agent-protocol.md): scans the preamble (keeping shell
+// noise for diagnostics), answers a binary upload request, then decodes frames into AgentMessages and
+// queues outgoing frames. Passive: the launcher's loop calls on_*() when the session's fds are ready and
+// drains take_messages(). It owns the transport process and its pipes; closing it closes them.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+
+#include "protocol/frame_reader.h"
+#include "protocol/messages.h"
+#include "protocol/preamble.h"
+#include "transport/transport.h"
+#include "util/byte_queue.h"
+
+namespace muster::launch {
+
+class AgentSession {
+ public:
+  enum class State { connecting, ready, closed };
+
+  // `binary` is uploaded when the node asks for it; it must outlive the session.
+  AgentSession(std::string node, transport::AgentProcess process, const std::string& nonce,
+               const transport::SelfBinary* binary, int64_t now_ms);
+
+  int stdout_fd() const { return process_.from_agent.get(); }
+  int stderr_fd() const { return process_.agent_stderr.get(); }
+  int stdin_fd() const { return process_.to_agent.get(); }
+  bool wants_write() const { return !outbox_.empty() && state_ != State::closed; }
+
+  void on_stdout_readable(int64_t now_ms);
+  void on_stderr_readable();
+  void on_stdin_writable();
+  void send(const protocol::HeadMessage& message);
+
+  // Decoded messages in arrival order; Hello is consumed by the session (see hello()).
+  std::deque<protocol::AgentMessage> take_messages();
+
+  State state() const { return state_; }
+  const std::string& node() const { return node_; }
+  const protocol::Hello& hello() const { return hello_; }
+  int64_t last_heard_ms() const { return last_heard_ms_; }
+  int64_t connect_deadline_ms() const { return connect_deadline_ms_; }
+  // Why the session closed (empty while open).
+  const std::string& failure() const { return failure_; }
+  // Shell noise and the agent's / ssh's stderr, for error messages.
+  std::string diagnostics() const;
+
+  // Ends the session: closes stdin (the agent tears down on EOF) and the other pipes.
+  void close(const std::string& why);
+  // Signals the transport process's group (ssh client or local agent) and reaps it if it has ended.
+  void kill_transport(int signal);
+  bool transport_reaped();
+
+ private:
+  void on_preamble_bytes(std::string_view bytes, int64_t now_ms);
+  void on_frame_bytes(std::string_view bytes);
+  void flush();
+
+  std::string node_;
+  transport::AgentProcess process_;
+  const transport::SelfBinary* binary_;
+  protocol::PreambleScanner preamble_;
+  protocol::FrameReader frames_;
+  ByteQueue outbox_;
+  std::deque<protocol::AgentMessage> inbox_;
+  protocol::Hello hello_;
+  State state_ = State::connecting;
+  bool uploaded_ = false;
+  bool have_hello_ = false;
+  std::string stderr_text_;
+  std::string failure_;
+  int64_t last_heard_ms_;
+  int64_t connect_deadline_ms_ = 0;
+  bool reaped_ = false;
+};
+
+}  // namespace muster::launch

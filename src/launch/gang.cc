@@ -1,0 +1,121 @@
+#include "launch/gang.h"
+
+#include <fmt/core.h>
+
+#include <cassert>
+
+namespace muster::launch {
+
+Gang::Gang(const cluster::RankPlan& plan) : ranks_(static_cast<size_t>(plan.world_size)) {
+  node_of_rank_.resize(ranks_.size());
+  for (const auto& node : plan.nodes) {
+    for (const auto& rank : node.ranks) node_of_rank_[static_cast<size_t>(rank.global_rank)] = node.node_rank;
+  }
+}
+
+void Gang::started(int rank) {
+  auto& status = ranks_.at(static_cast<size_t>(rank));
+  if (status.phase == RankPhase::pending) status.phase = RankPhase::running;
+}
+
+bool Gang::is_failure(const RankStatus& status) const {
+  return status.phase != RankPhase::exited || status.code != 0;
+}
+
+bool Gang::record(int rank, RankStatus status) {
+  auto& slot = ranks_.at(static_cast<size_t>(rank));
+  if (slot.phase != RankPhase::pending && slot.phase != RankPhase::running) return false;  // first word wins
+  status.by_muster = tearing_down_;
+  slot = std::move(status);
+  if (root_cause_ || !is_failure(slot)) return false;
+  root_cause_ = rank;
+  return true;
+}
+
+bool Gang::ended(int rank, RankPhase how, int code, std::string detail, int64_t now_ms) {
+  assert(how == RankPhase::exited || how == RankPhase::signaled || how == RankPhase::failed_to_start);
+  return record(rank, RankStatus{how, code, std::move(detail), false, now_ms});
+}
+
+bool Gang::node_lost(int node_rank, const std::string& why, int64_t now_ms) {
+  bool made_root_cause = false;
+  for (size_t rank = 0; rank < ranks_.size(); ++rank) {
+    if (node_of_rank_[rank] != node_rank) continue;
+    made_root_cause |= record(static_cast<int>(rank), RankStatus{RankPhase::lost, 0, why, false, now_ms});
+  }
+  return made_root_cause;
+}
+
+bool Gang::all_ended() const {
+  for (const auto& status : ranks_) {
+    if (status.phase == RankPhase::pending || status.phase == RankPhase::running) return false;
+  }
+  return true;
+}
+
+int Gang::exit_code() const {
+  if (!root_cause_) return 0;
+  const auto& cause = ranks_[static_cast<size_t>(*root_cause_)];
+  switch (cause.phase) {
+    case RankPhase::exited:
+      return cause.code;
+    case RankPhase::signaled:
+      return 128 + cause.code;
+    default:
+      return 1;
+  }
+}
+
+namespace {
+
+const char* phase_word(RankPhase phase) {
+  switch (phase) {
+    case RankPhase::pending:
+      return "not started";
+    case RankPhase::running:
+      return "running";
+    case RankPhase::exited:
+      return "exited";
+    case RankPhase::signaled:
+      return "signaled";
+    case RankPhase::failed_to_start:
+      return "failed to start";
+    case RankPhase::lost:
+      return "lost";
+  }
+  return "?";
+}
+
+std::string row(const Gang& gang, const cluster::NodePlan& node, const cluster::RankAssignment& rank) {
+  const auto& status = gang.status(rank.global_rank);
+  std::string note = gang.root_cause() == rank.global_rank
+                         ? "  <- root cause"
+                         : (status.by_muster ? "  (stopped by muster)" : "");
+  return fmt::format("  {:>5}  {:<20} {:>5}  {:<16} {}{}\n", rank.global_rank, node.host.name,
+                     rank.local_rank, phase_word(status.phase), status.detail, note);
+}
+
+}  // namespace
+
+std::string format_exit_table(const Gang& gang, const cluster::RankPlan& plan, size_t max_rows) {
+  std::string table =
+      fmt::format("  {:>5}  {:<20} {:>5}  {:<16} {}\n", "rank", "node", "local", "state", "detail");
+  size_t shown = 0, hidden = 0;
+  bool all = static_cast<size_t>(gang.world_size()) <= max_rows;
+  for (const auto& node : plan.nodes) {
+    for (const auto& rank : node.ranks) {
+      const auto& status = gang.status(rank.global_rank);
+      bool interesting = gang.root_cause() == rank.global_rank || !status.by_muster;
+      if (all || (interesting && shown < max_rows)) {
+        table += row(gang, node, rank);
+        ++shown;
+      } else {
+        ++hidden;
+      }
+    }
+  }
+  if (hidden > 0) table += fmt::format("  ... and {} more ranks stopped by muster\n", hidden);
+  return table;
+}
+
+}  // namespace muster::launch

@@ -1,0 +1,122 @@
+#include "launch/manifest.h"
+
+#include <chrono>
+#include <fstream>
+
+#include "launch/env_policy.h"
+#include "launch/launch_options.h"
+#include "posix/clock.h"
+#include "util/version.h"
+
+namespace muster::launch {
+namespace {
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+const char* phase_name(RankPhase phase) {
+  switch (phase) {
+    case RankPhase::pending:
+      return "pending";
+    case RankPhase::running:
+      return "running";
+    case RankPhase::exited:
+      return "exited";
+    case RankPhase::signaled:
+      return "signaled";
+    case RankPhase::failed_to_start:
+      return "failed_to_start";
+    case RankPhase::lost:
+      return "lost";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void ManifestRecorder::begin(const LaunchOptions& options, const cluster::RankPlan& plan,
+                             const std::string& job_id, const std::string& transport) {
+  started_ms_ = posix::monotonic_ms();
+  manifest_ = {{"job_id", job_id},
+               {"muster_version", kVersion},
+               {"started_unix_ms", unix_ms()},
+               {"transport", transport},
+               {"command", options.command},
+               {"per_node", options.per_node},
+               {"cwd", options.cwd},
+               {"world_size", plan.world_size},
+               {"nodes", nlohmann::json::array()},
+               {"attempts", nlohmann::json::array()}};
+  for (const auto& node : plan.nodes) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const auto& rank : node.ranks) {
+      ranks.push_back({{"rank", rank.global_rank}, {"local_rank", rank.local_rank}, {"device", rank.device}});
+    }
+    manifest_["nodes"].push_back(
+        {{"node_rank", node.node_rank}, {"host", node.host.destination()}, {"ranks", ranks}});
+  }
+}
+
+void ManifestRecorder::node_connected(int node_rank, const protocol::Hello& hello) {
+  auto& node = manifest_["nodes"].at(static_cast<size_t>(node_rank));
+  node["hostname"] = hello.hostname;
+  node["agent_version"] = hello.version;
+  node["addresses"] = hello.addresses;
+}
+
+void ManifestRecorder::all_connected() {
+  manifest_["timings_ms"]["connect"] = posix::monotonic_ms() - started_ms_;
+}
+
+void ManifestRecorder::environment(const std::vector<std::pair<std::string, std::string>>& propagated) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [name, value] : propagated) env[name] = redact(name, value);
+  manifest_["propagated_env"] = env;
+}
+
+void ManifestRecorder::attempt_started(int attempt, const std::string& master_addr, int master_port) {
+  manifest_["attempts"].push_back({{"attempt", attempt},
+                                   {"master_addr", master_addr},
+                                   {"master_port", master_port},
+                                   {"started_ms", posix::monotonic_ms() - started_ms_},
+                                   {"ranks", nlohmann::json::object()}});
+  (void)attempt;
+}
+
+void ManifestRecorder::rank_ended(int attempt, int rank, const RankStatus& status) {
+  auto& ranks = manifest_["attempts"].at(static_cast<size_t>(attempt))["ranks"];
+  ranks[std::to_string(rank)] = {{"state", phase_name(status.phase)},
+                                 {"code", status.code},
+                                 {"detail", status.detail},
+                                 {"stopped_by_muster", status.by_muster},
+                                 {"ended_ms", status.ended_ms - started_ms_}};
+}
+
+void ManifestRecorder::attempt_ended(int attempt, int exit_code) {
+  auto& entry = manifest_["attempts"].at(static_cast<size_t>(attempt));
+  entry["exit_code"] = exit_code;
+  entry["ended_ms"] = posix::monotonic_ms() - started_ms_;
+}
+
+void ManifestRecorder::finish(int exit_code) {
+  manifest_["exit_code"] = exit_code;
+  manifest_["timings_ms"]["total"] = posix::monotonic_ms() - started_ms_;
+}
+
+Result<void> ManifestRecorder::write(const std::string& path) const {
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << manifest_.dump(2) << '\n';
+    if (!out) return make_error(ErrorKind::io, "cannot write '{}'", temporary);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    return make_error(ErrorKind::io, "cannot rename '{}' to '{}'", temporary, path);
+  }
+  return {};
+}
+
+}  // namespace muster::launch

@@ -1,0 +1,41 @@
+// Routes each chunk of worker output everywhere it must go: the rank's log file (bytes as received),
+// one LineSplitter per (rank, stream), whose Lines and Progress go to the terminal view and whose Lines
+// also go to the rank's TailBuffer. The glue the head calls from its loop when an agent delivers output;
+// it borrows the log set and the view (the head owns them) and, like them, never blocks on the terminal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "logs/line_splitter.h"
+#include "logs/rank_log.h"
+#include "logs/source.h"
+#include "logs/tail_buffer.h"
+#include "logs/terminal_view.h"
+#include "util/result.h"
+
+namespace muster::logs {
+
+class LogMux {
+ public:
+  LogMux(RankLogSet& logs, TerminalView& view, size_t tail_lines = TailBuffer::kDefaultLines);
+
+  // The log write's error, if any, is returned after the bytes were still shown.
+  Result<void> output(const Source& source, std::string_view bytes, int64_t now_ms);
+  void end_of_stream(const Source& source, int64_t now_ms);
+
+  const TailBuffer& tail(int rank) const;
+
+ private:
+  void route(const Source& source, std::vector<SplitEvent> events, int64_t now_ms);
+  bool known(const Source& source) const;
+
+  RankLogSet& logs_;
+  TerminalView& view_;
+  std::vector<LineSplitter> splitters_;  // rank * 2 + (stream == kStderr)
+  std::vector<TailBuffer> tails_;
+};
+
+}  // namespace muster::logs

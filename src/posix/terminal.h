@@ -1,0 +1,22 @@
+// Terminal facts the CLI needs: whether an fd is a terminal, and restoring an fd's blocking mode at exit
+// (the launcher writes to the terminal without blocking; a shell sharing the tty must get it back as it was).
+#pragma once
+
+namespace muster::posix {
+
+bool is_terminal(int fd);
+
+// Sets O_NONBLOCK on `fd` for its lifetime and restores the original file status flags on destruction.
+class NonBlockingScope {
+ public:
+  explicit NonBlockingScope(int fd);
+  ~NonBlockingScope();
+  NonBlockingScope(const NonBlockingScope&) = delete;
+  NonBlockingScope& operator=(const NonBlockingScope&) = delete;
+
+ private:
+  int fd_;
+  int original_flags_;
+};
+
+}  // namespace muster::posix

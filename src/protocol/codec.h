@@ -1,0 +1,34 @@
+// Encoding and decoding of agent-protocol messages (docs/agent-protocol.md, sections 3 and 4).
+//
+// Pure functions over bytes: no I/O, no state. encode() produces a complete frame (u32 length, u8 type,
+// payload) ready to be written to the peer; decode_*() turn the type and payload of a frame that
+// FrameReader cut out of the stream back into a message. A decoder knows only its own direction: a type
+// that is not a message of that direction (unknown, reserved, or the other direction's) decodes to
+// nullopt, which the caller skips, as the spec requires of unknown types. A payload that is too short or
+// holds an out-of-range enum value is a protocol error; bytes after the last known field are ignored.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "protocol/messages.h"
+#include "util/result.h"
+
+namespace muster::protocol {
+
+// The caller keeps a message within kMaxFrame (the agent chunks Output at kMaxOutputChunk; the head must
+// check a SpawnWorker's argv/env size before sending it); encode asserts it.
+std::string encode(const AgentMessage& message);
+std::string encode(const HeadMessage& message);
+
+Result<std::optional<AgentMessage>> decode_agent(uint8_t type, std::string_view payload);
+Result<std::optional<HeadMessage>> decode_head(uint8_t type, std::string_view payload);
+
+// The wire type byte of a message, and its name for diagnostics ("Hello", "SpawnWorker", ...).
+Type type_of(const AgentMessage& message);
+Type type_of(const HeadMessage& message);
+const char* type_name(Type type);  // "unknown" for a value outside the enum
+
+}  // namespace muster::protocol

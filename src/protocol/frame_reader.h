@@ -1,0 +1,44 @@
+// Cuts the byte stream of one direction of the agent protocol into frames (docs/agent-protocol.md,
+// section 3).
+//
+// FrameReader is passive: the owner of the fd feeds it whatever bytes a read returned, in any split, then
+// calls next() until it says it needs more. It does no I/O and does not look inside payloads (that is
+// codec.h). A length of 0 or above kMaxFrame is an error as soon as the four length bytes are in, without
+// waiting for (or buffering) the body; after an error the stream is out of sync, so every later next()
+// returns the same error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace muster::protocol {
+
+struct Frame {
+  uint8_t type = 0;
+  std::string payload;
+  bool operator==(const Frame&) const = default;
+};
+
+class FrameReader {
+ public:
+  void feed(std::string_view bytes);
+
+  // The next complete frame, nullopt if more bytes are needed, or a protocol error.
+  Result<std::optional<Frame>> next();
+
+  // Bytes fed but not yet returned in a frame (a non-zero value at EOF means a truncated frame).
+  size_t buffered() const { return buffer_.size() - start_; }
+
+ private:
+  std::string buffer_;
+  size_t start_ = 0;       // bytes before this were already returned; compacted in feed()
+  uint64_t consumed_ = 0;  // stream offset of buffer_[start_], for error messages
+  std::optional<Error> error_;
+};
+
+}  // namespace muster::protocol

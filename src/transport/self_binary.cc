@@ -1,0 +1,41 @@
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/core.h>
+#include <xxhash.h>
+
+#include "transport/transport.h"
+
+namespace muster::transport {
+
+Result<SelfBinary> self_binary() {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return make_error(ErrorKind::io, "cannot find muster's own executable: {}", error.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), std::strerror(errno));
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  char buffer[1 << 16];
+  uint64_t size = 0;
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    XXH3_64bits_update(state, buffer, static_cast<size_t>(in.gcount()));
+    size += static_cast<uint64_t>(in.gcount());
+  }
+  uint64_t hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return SelfBinary{path.string(), fmt::format("{:016x}", hash), size};
+}
+
+Result<std::string> read_self_binary(const SelfBinary& binary) {
+  std::ifstream in(binary.path, std::ios::binary);
+  std::string bytes(binary.size, '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+    return make_error(ErrorKind::io, "cannot read '{}' to upload it", binary.path);
+  }
+  return bytes;
+}
+
+}  // namespace muster::transport

@@ -1,0 +1,58 @@
+// A Transport turns (node, agent arguments) into a running `muster agent` with a duplex byte stream:
+// `local` spawns it on this machine, `ssh` runs it through the system OpenSSH client (so ~/.ssh/config,
+// keys, agents and ProxyJump all work), `slurm` through srun. The transport only starts the process;
+// everything after (preamble, upload, frames) is the head's AgentSession.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "posix/fd.h"
+#include "posix/process.h"
+#include "util/result.h"
+
+namespace muster::transport {
+
+// The binary the head runs as: pushed to nodes that lack it (docs/agent-protocol.md section 1).
+struct SelfBinary {
+  std::string path;      // /proc/self/exe resolved
+  std::string build_id;  // XXH3-64 of the file, 16 hex digits
+  uint64_t size = 0;
+};
+Result<SelfBinary> self_binary();
+Result<std::string> read_self_binary(const SelfBinary& binary);
+
+struct AgentProcess {
+  posix::Process process;  // the agent (local) or the ssh/srun client carrying it
+  posix::Fd to_agent;      // the agent's stdin
+  posix::Fd from_agent;    // the agent's stdout
+  posix::Fd agent_stderr;  // the agent's (and the ssh client's) stderr
+};
+
+struct AgentTarget {
+  std::string node;         // the node's name as the user wrote it (shown in messages)
+  std::string destination;  // what to connect to: "user@host" or "host"
+  std::vector<std::string> agent_args;  // after `muster agent`
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+  virtual Result<AgentProcess> start(const AgentTarget& target) = 0;
+};
+
+struct SshOptions {
+  int connect_timeout_s = 10;
+  int server_alive_interval_s = 5;
+  bool multiplex = true;      // ControlMaster=auto, ControlPersist
+  int control_persist_s = 60;
+  std::string control_dir;    // empty: ~/.cache/muster/ssh
+  std::vector<std::string> extra_options;  // -o values from the user
+};
+
+std::unique_ptr<Transport> make_local_transport(SelfBinary binary);
+std::unique_ptr<Transport> make_ssh_transport(SelfBinary binary, SshOptions options);
+
+}  // namespace muster::transport

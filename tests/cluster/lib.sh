@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# lib.sh — sourced by every tests/cluster/*_test.sh scenario (and benchmarks).
+#
+# Gives: TESTBED (path of the testbed script), NODE_SSH (ssh argv that reaches node1..nodeN by name),
+# require_root_and_namespaces (exit 77 = SKIP, or 1 with MUSTER_REQUIRE_CLUSTER=1), fail/assert_* helpers,
+# step (progress line with elapsed time), and a cleanup trap that always ends with `testbed down`.
+# A test exits 0 (pass), 1 (fail) or 77 (skip).
+
+CLUSTER_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TESTBED=$CLUSTER_TEST_DIR/testbed
+TEST_NAME=$(basename "${0%.sh}")
+TEST_START=$EPOCHREALTIME
+
+# `ssh nodeK` goes through the Include that `testbed up` puts in ~/.ssh/config; with
+# MUSTER_TESTBED_SSH_INCLUDE=0 there is none, and tests pass the generated config explicitly.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+if [[ ${MUSTER_TESTBED_SSH_INCLUDE:-1} == 1 ]]; then
+  NODE_SSH=(ssh)
+else
+  NODE_SSH=(ssh -F "$("$TESTBED" ssh-config 2>/dev/null)")
+fi
+
+# Skips (exit 77) when this machine cannot run the testbed: not root, namespaces or `ip netns` unusable,
+# tools missing. With MUSTER_REQUIRE_CLUSTER=1 (CI) that is a failure (exit 1) instead.
+# On success, installs the cleanup trap (hooks, then `testbed down`) for any later exit.
+require_root_and_namespaces() {
+  local reason
+  reason=$(cluster_unavailable_reason)
+  if [[ -z $reason ]]; then
+    trap run_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    return 0
+  fi
+  if [[ ${MUSTER_REQUIRE_CLUSTER:-0} == 1 ]]; then
+    echo "FAIL: required cluster testbed unavailable (MUSTER_REQUIRE_CLUSTER=1): $reason" >&2
+    exit 1
+  fi
+  echo "" >&2
+  echo "SKIP: $TEST_NAME: $reason" >&2
+  echo "" >&2
+  exit 77
+}
+
+cluster_unavailable_reason() {
+  local tool probe=${MUSTER_TESTBED_PREFIX:-mtb}-probe$$
+  if (($(id -u) != 0)); then echo "needs root (namespaces, links, mounts)"; return; fi
+  for tool in ip tc unshare nsenter setsid flock findmnt timeout ssh ssh-keygen /usr/sbin/sshd; do
+    command -v "$tool" >/dev/null || { echo "missing tool: $tool"; return; }
+  done
+  if ! unshare --uts --ipc --mount --net --pid --fork --mount-proc true 2>/dev/null; then
+    echo "unshare cannot create namespaces here"; return
+  fi
+  if ! { ip netns add "$probe" && ip netns del "$probe"; } 2>/dev/null; then
+    ip netns del "$probe" 2>/dev/null || true
+    echo "'ip netns add' does not work here"; return
+  fi
+}
+
+fail() {
+  echo "FAIL: $TEST_NAME: $*" >&2
+  exit 1
+}
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+  [[ $1 == "$2" ]] || fail "${3:-value}: expected '$1', got '$2'"
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]
+assert_contains() {
+  [[ $1 == *"$2"* ]] || fail "${3:-output}: expected to contain '$2', got: $1"
+}
+
+# assert_fails WHAT CMD [ARG...]: CMD must exit non-zero.
+assert_fails() {
+  local what=$1
+  shift
+  if "$@" >/dev/null 2>&1; then fail "$what: expected failure of: $*"; fi
+}
+
+# assert_ok WHAT CMD [ARG...]: CMD must exit 0 (its output is shown on failure).
+assert_ok() {
+  local what=$1 out
+  shift
+  out=$("$@" 2>&1) || fail "$what: '$*' failed: $out"
+}
+
+step() {
+  local now=$EPOCHREALTIME
+  local ms=$(((${now/./} - ${TEST_START/./}) / 1000))
+  printf '[%s %3d.%03ds] %s\n' "$TEST_NAME" $((ms / 1000)) $((ms % 1000)) "$*" >&2
+}
+
+# Cleanup: hooks registered with add_cleanup run (last first) on any exit, then `testbed down`.
+CLEANUP_HOOKS=()
+add_cleanup() { CLEANUP_HOOKS+=("$1"); }
+
+run_cleanup() {
+  local rc=$? i
+  trap - EXIT INT TERM
+  for ((i = ${#CLEANUP_HOOKS[@]} - 1; i >= 0; i--)); do eval "${CLEANUP_HOOKS[i]}" || true; done
+  "$TESTBED" down >/dev/null 2>&1 || echo "WARNING: $TEST_NAME: 'testbed down' failed" >&2
+  exit "$rc"
+}

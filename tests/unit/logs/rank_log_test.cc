@@ -1,0 +1,178 @@
+#include "logs/rank_log.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "logs/file_sink.h"
+#include "logs/log_mux.h"
+#include "logs/tail_buffer.h"
+
+namespace muster::logs {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() / ("muster-logs-test-" + std::to_string(rd()) + std::to_string(rd()));
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Worker output with everything that must survive byte for byte.
+std::string awkward_bytes(std::mt19937& rng, size_t n) {
+  static const std::string alphabet =
+      std::string("ab \r\n\t\x1b[0m\xe2\x96\x88\xff", 15) + std::string(1, '\0');
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += alphabet[rng() % alphabet.size()];
+  return out;
+}
+
+TEST(RankLogSet, CreatesTheDirectoryAndOneFilePerRank) {
+  TempDir tmp;
+  auto logs = RankLogSet::open(tmp.path() / "run" / "logs", 3);
+  ASSERT_TRUE(logs) << logs.error().message;
+  EXPECT_EQ(logs->path(2), tmp.path() / "run" / "logs" / "rank-2.log");
+  ASSERT_TRUE(logs->write(1, "hello\r\n"));
+  ASSERT_TRUE(logs->flush());
+  EXPECT_EQ(read_file(logs->path(0)), "");
+  EXPECT_EQ(read_file(logs->path(1)), "hello\r\n");
+  EXPECT_TRUE(fs::exists(logs->path(2)));
+}
+
+TEST(RankLogSet, RankOutOfRangeIsAnError) {
+  TempDir tmp;
+  auto logs = RankLogSet::open(tmp.path(), 2);
+  ASSERT_TRUE(logs);
+  auto result = logs->write(2, "x");
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::protocol);
+  EXPECT_FALSE(logs->write(-1, "x"));
+}
+
+TEST(RankLogSet, UnwritableDirectoryIsAnIoErrorNamingIt) {
+  TempDir tmp;
+  fs::create_directories(tmp.path());
+  std::ofstream(tmp.path() / "file") << "not a dir";
+  auto logs = RankLogSet::open(tmp.path() / "file" / "logs", 1);
+  ASSERT_FALSE(logs);
+  EXPECT_EQ(logs.error().kind, ErrorKind::io);
+  EXPECT_NE(logs.error().message.find((tmp.path() / "file" / "logs").string()), std::string::npos)
+      << logs.error().message;
+}
+
+TEST(RankLogSet, SinksComeFromTheOpener) {
+  struct MemorySink : ByteSink {
+    std::string* out;
+    explicit MemorySink(std::string* o) : out(o) {}
+    Result<void> write(std::string_view bytes) override {
+      out->append(bytes);
+      return {};
+    }
+  };
+  TempDir tmp;
+  std::map<std::string, std::string> written;
+  auto logs = RankLogSet::open(tmp.path(), 2, [&](const fs::path& path) -> Result<std::unique_ptr<ByteSink>> {
+    return std::unique_ptr<ByteSink>(new MemorySink(&written[path.filename().string()]));
+  });
+  ASSERT_TRUE(logs);
+  ASSERT_TRUE(logs->write(1, "abc"));
+  EXPECT_EQ(written["rank-1.log"], "abc");
+  EXPECT_EQ(written["rank-0.log"], "");
+}
+
+TEST(LogMux, RankLogsAreByteIdenticalToInputInAnyChunking) {
+  TempDir tmp;
+  auto logs = RankLogSet::open(tmp.path(), 3);
+  ASSERT_TRUE(logs);
+  TerminalOptions o;
+  o.max_pending_bytes = 1 << 30;
+  TerminalView view(std::move(o));
+  LogMux mux(*logs, view);
+
+  std::mt19937 rng(42);
+  std::map<int, std::string> expected;
+  for (int chunk = 0; chunk < 3000; ++chunk) {
+    int rank = static_cast<int>(rng() % 3);
+    Source source{rank, rank, 0, "n0", rng() % 2 ? kStdout : kStderr};
+    std::string bytes = awkward_bytes(rng, rng() % 300);
+    expected[rank] += bytes;
+    ASSERT_TRUE(mux.output(source, bytes, chunk));
+    if (chunk % 100 == 0) view.consumed(view.pending().size());
+  }
+  for (int rank = 0; rank < 3; ++rank) {
+    for (int stream : {kStdout, kStderr}) mux.end_of_stream(Source{rank, rank, 0, "n0", stream}, 3000);
+  }
+  ASSERT_TRUE(logs->flush());
+  for (int rank = 0; rank < 3; ++rank) {
+    std::string got = read_file(logs->path(rank));
+    ASSERT_EQ(got.size(), expected[rank].size()) << rank;
+    EXPECT_TRUE(got == expected[rank]) << "rank " << rank << " differs";
+  }
+}
+
+TEST(LogMux, TailKeepsTheLastCompleteLinesOfBothStreams) {
+  TempDir tmp;
+  auto logs = RankLogSet::open(tmp.path(), 2);
+  ASSERT_TRUE(logs);
+  TerminalView view(TerminalOptions{});
+  LogMux mux(*logs, view, 3);
+  Source out{1, 0, 0, "n0", kStdout};
+  Source err{1, 0, 0, "n0", kStderr};
+  ASSERT_TRUE(mux.output(out, "one\ntw", 0));
+  ASSERT_TRUE(mux.output(err, "Traceback (most recent call last):\n", 0));  // not glued to "tw"
+  ASSERT_TRUE(mux.output(out, "o\n50%\r", 0));
+  ASSERT_TRUE(mux.output(err, "RuntimeError: CUDA out of memory", 0));
+  EXPECT_EQ(mux.tail(1).lines(),
+            (std::deque<std::string>{"one", "Traceback (most recent call last):", "two"}));
+  mux.end_of_stream(err, 1);
+  EXPECT_EQ(mux.tail(1).lines(), (std::deque<std::string>{"Traceback (most recent call last):", "two",
+                                                          "RuntimeError: CUDA out of memory"}));
+  EXPECT_TRUE(mux.tail(0).lines().empty());
+  EXPECT_EQ(std::string(view.pending()),
+            "[n0:1] one\n[n0:1] Traceback (most recent call last):\n[n0:1] two\n[n0:1] 50%\n"
+            "[n0:1] RuntimeError: CUDA out of memory\n");
+}
+
+TEST(TailBuffer, BoundedInLinesAndBytes) {
+  TailBuffer tail(2, 5);
+  tail.add("a");
+  tail.add("b");
+  tail.add("0123456789");
+  EXPECT_EQ(tail.lines(), (std::deque<std::string>{"b", "01234..."}));
+  TailBuffer none(0);
+  none.add("x");
+  EXPECT_TRUE(none.lines().empty());
+}
+
+TEST(FileSink, FlushMakesBytesVisible) {
+  TempDir tmp;
+  fs::create_directories(tmp.path());
+  auto sink = FileSink::open(tmp.path() / "f.log");
+  ASSERT_TRUE(sink);
+  ASSERT_TRUE((*sink)->write(std::string("a\0b", 3)));
+  ASSERT_TRUE((*sink)->flush());
+  EXPECT_EQ(read_file(tmp.path() / "f.log"), std::string("a\0b", 3));
+}
+
+}  // namespace
+}  // namespace muster::logs

@@ -1,0 +1,232 @@
+#include "protocol/codec.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "protocol/frame_reader.h"
+#include "protocol/wire.h"
+
+namespace muster::protocol {
+namespace {
+
+using namespace std::string_literals;
+
+const std::string kBinary = "\0\xFF\x01\n\r\x80 end"s;
+
+std::vector<AgentMessage> sample_agent_messages() {
+  return {
+      Hello{},
+      Hello{1, "0.1.0", "node-7", 4242, {"doctor", "sync", ""}, "10.0.0.1 22", {"10.0.0.1", "fe80::1"}},
+      Hello{0xFFFFFFFFu, kBinary, "", 0, {kBinary}, kBinary, {}},
+      WorkerStarted{0, 0},
+      WorkerStarted{0xFFFFFFFFu, 123456},
+      Output{3, Stream::out, "hello\n"},
+      Output{4, Stream::err, kBinary},
+      Output{5, Stream::out, ""},
+      Output{6, Stream::err, std::string(kMaxOutputChunk, '\xFF')},
+      WorkerExited{1, ExitHow::exited, 0, ""},
+      WorkerExited{2, ExitHow::signaled, 9, "killed"},
+      WorkerExited{3, ExitHow::failed_to_start, -1, "no such file: " + kBinary},
+      Heartbeat{0, 0},
+      Heartbeat{UINT64_MAX, INT64_MIN},
+      PortReply{1, 29500, ""},
+      PortReply{2, 0, "no free port"},
+      AgentError{""},
+      AgentError{kBinary},
+  };
+}
+
+std::vector<HeadMessage> sample_head_messages() {
+  return {
+      SpawnWorker{},
+      SpawnWorker{7, {"python", "-c", "print(1)"}, {"PATH=/usr/bin", "RANK=7", "EMPTY="}, "/home/u"},
+      SpawnWorker{0, {kBinary, ""}, {std::string(100000, 'e')}, kBinary},
+      Signal{},
+      Signal{3, 15},
+      Signal{kAllWorkers, -2},
+      Terminate{0},
+      Terminate{2000},
+      Ping{0},
+      Ping{UINT64_MAX},
+      PickPort{9},
+      Shutdown{},
+      HeadHeartbeat{5, 1700000000000},
+      HeadHeartbeat{0, -1},
+  };
+}
+
+// Splits one encoded frame with FrameReader, checking it is exactly one frame.
+Frame single_frame(const std::string& bytes) {
+  FrameReader reader;
+  reader.feed(bytes);
+  auto frame = reader.next();
+  EXPECT_TRUE(frame.has_value()) << frame.error().message;
+  EXPECT_TRUE(frame->has_value());
+  EXPECT_EQ(reader.buffered(), 0u);
+  return frame->value_or(Frame{});
+}
+
+TEST(Codec, EveryAgentMessageRoundTrips) {
+  for (const auto& message : sample_agent_messages()) {
+    Frame frame = single_frame(encode(message));
+    EXPECT_EQ(frame.type, static_cast<uint8_t>(type_of(message)));
+    auto decoded = decode_agent(frame.type, frame.payload);
+    ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+    ASSERT_TRUE(decoded->has_value());
+    EXPECT_EQ(**decoded, message) << type_name(type_of(message));
+  }
+}
+
+TEST(Codec, EveryHeadMessageRoundTrips) {
+  for (const auto& message : sample_head_messages()) {
+    Frame frame = single_frame(encode(message));
+    EXPECT_EQ(frame.type, static_cast<uint8_t>(type_of(message)));
+    auto decoded = decode_head(frame.type, frame.payload);
+    ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+    ASSERT_TRUE(decoded->has_value());
+    EXPECT_EQ(**decoded, message) << type_name(type_of(message));
+  }
+}
+
+TEST(Codec, LargeOutputRoundTrips) {
+  std::string bytes(kMaxFrame - 1 - 4 - 1 - 4, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131);
+  AgentMessage message = Output{1, Stream::out, bytes};
+  std::string encoded = encode(message);
+  EXPECT_EQ(encoded.size(), 4 + size_t{kMaxFrame});
+  Frame frame = single_frame(encoded);
+  auto decoded = decode_agent(frame.type, frame.payload);
+  ASSERT_TRUE(decoded.has_value() && decoded->has_value());
+  EXPECT_EQ(**decoded, message);
+}
+
+// The exact bytes, written by hand from docs/agent-protocol.md, so the format cannot drift silently.
+TEST(Codec, ExactByteLayout) {
+  EXPECT_EQ(encode(AgentMessage{WorkerStarted{3, 0x01020304}}),
+            "\x09\0\0\0"           // length: type + 8
+            "\x02"                 // WorkerStarted
+            "\x03\0\0\0"           // worker
+            "\x04\x03\x02\x01"s);  // pid
+  EXPECT_EQ(encode(AgentMessage{Output{7, Stream::err, "hi"}}), "\x0C\0\0\0\x03\x07\0\0\0\x02\x02\0\0\0hi"s);
+  EXPECT_EQ(encode(AgentMessage{WorkerExited{1, ExitHow::signaled, -9, "x"}}),
+            "\x0F\0\0\0\x04\x01\0\0\0\x01\xF7\xFF\xFF\xFF\x01\0\0\0x"s);
+  EXPECT_EQ(encode(AgentMessage{Heartbeat{1, -2}}),
+            "\x11\0\0\0\x05\x01\0\0\0\0\0\0\0\xFE\xFF\xFF\xFF\xFF\xFF\xFF\xFF"s);
+  EXPECT_EQ(encode(AgentMessage{Hello{1, "v", "h", 2, {"c"}, "", {"a", "b"}}}),
+            "\x2E\0\0\0\x01"                       // length 46, Hello
+            "\x01\0\0\0"                           // protocol
+            "\x01\0\0\0v\x01\0\0\0h"               // version, hostname
+            "\x02\0\0\0"                           // pid
+            "\x01\0\0\0\x01\0\0\0c"                // capabilities
+            "\0\0\0\0"                             // ssh_addr
+            "\x02\0\0\0\x01\0\0\0a\x01\0\0\0b"s);  // addresses
+  EXPECT_EQ(encode(HeadMessage{SpawnWorker{2, {"sh"}, {}, "/"}}),
+            "\x18\0\0\0\x40\x02\0\0\0\x01\0\0\0\x02\0\0\0sh\0\0\0\0\x01\0\0\0/"s);
+  EXPECT_EQ(encode(HeadMessage{Signal{kAllWorkers, 15}}), "\x09\0\0\0\x41\xFF\xFF\xFF\xFF\x0F\0\0\0"s);
+  EXPECT_EQ(encode(HeadMessage{Shutdown{}}), "\x01\0\0\0\x45"s);
+  EXPECT_EQ(encode(HeadMessage{PickPort{0x0A0B0C0D}}), "\x05\0\0\0\x44\x0D\x0C\x0B\x0A"s);
+}
+
+TEST(Codec, HeartbeatsShareAnEncodingButNotATypeByte) {
+  std::string agent = encode(AgentMessage{Heartbeat{42, 1700000000123}});
+  std::string head = encode(HeadMessage{HeadHeartbeat{42, 1700000000123}});
+  EXPECT_EQ(agent[4], 5);
+  EXPECT_EQ(head[4], 70);
+  EXPECT_EQ(agent.substr(5), head.substr(5));
+  EXPECT_EQ(agent.substr(0, 4), head.substr(0, 4));
+}
+
+TEST(Codec, TruncatedPayloadIsAnErrorAtEveryCutPoint) {
+  for (const auto& message : sample_agent_messages()) {
+    Frame frame = single_frame(encode(message));
+    if (frame.payload.size() > 4096) continue;  // the cut-point walk is quadratic
+    for (size_t cut = 0; cut < frame.payload.size(); ++cut) {
+      auto decoded = decode_agent(frame.type, std::string_view(frame.payload).substr(0, cut));
+      ASSERT_FALSE(decoded.has_value()) << type_name(type_of(message)) << " cut at " << cut;
+      EXPECT_EQ(decoded.error().kind, ErrorKind::protocol);
+    }
+  }
+  for (const auto& message : sample_head_messages()) {
+    Frame frame = single_frame(encode(message));
+    if (frame.payload.size() > 4096) continue;
+    for (size_t cut = 0; cut < frame.payload.size(); ++cut) {
+      auto decoded = decode_head(frame.type, std::string_view(frame.payload).substr(0, cut));
+      ASSERT_FALSE(decoded.has_value()) << type_name(type_of(message)) << " cut at " << cut;
+      EXPECT_EQ(decoded.error().kind, ErrorKind::protocol);
+    }
+  }
+}
+
+TEST(Codec, ErrorNamesTheMessageAndField) {
+  auto decoded = decode_agent(static_cast<uint8_t>(Type::output), "\x01\0\0\0\x01\x09\0\0\0abc"s);
+  ASSERT_FALSE(decoded.has_value());
+  EXPECT_NE(decoded.error().message.find("Output"), std::string::npos) << decoded.error().message;
+  EXPECT_NE(decoded.error().message.find("'bytes'"), std::string::npos) << decoded.error().message;
+}
+
+TEST(Codec, TrailingBytesAreIgnored) {
+  Frame frame = single_frame(encode(AgentMessage{PortReply{1, 2, "e"}}));
+  auto decoded = decode_agent(frame.type, frame.payload + "future fields\0\xFF"s);
+  ASSERT_TRUE(decoded.has_value() && decoded->has_value());
+  EXPECT_EQ(**decoded, AgentMessage(PortReply{1, 2, "e"}));
+
+  auto shutdown = decode_head(static_cast<uint8_t>(Type::shutdown), "\x01\x02\x03"s);
+  ASSERT_TRUE(shutdown.has_value() && shutdown->has_value());
+  EXPECT_EQ(**shutdown, HeadMessage(Shutdown{}));
+}
+
+TEST(Codec, HostileListCountIsAnError) {
+  std::string payload;
+  WireWriter w(payload);
+  w.u32(1);            // worker
+  w.u32(0xFFFFFFFFu);  // argv count
+  auto decoded = decode_head(static_cast<uint8_t>(Type::spawn_worker), payload);
+  ASSERT_FALSE(decoded.has_value());
+  EXPECT_NE(decoded.error().message.find("argv"), std::string::npos) << decoded.error().message;
+
+  payload.clear();
+  w.u32(1);  // protocol
+  w.str("v");
+  w.str("h");
+  w.u32(2);           // pid
+  w.u32(0x10000000);  // capabilities count
+  w.str("c");
+  auto hello = decode_agent(static_cast<uint8_t>(Type::hello), payload);
+  ASSERT_FALSE(hello.has_value());
+  EXPECT_NE(hello.error().message.find("capabilities"), std::string::npos) << hello.error().message;
+}
+
+TEST(Codec, OutOfRangeEnumsAreErrors) {
+  for (uint8_t stream : {0, 3, 255}) {
+    std::string payload = "\x01\0\0\0"s + static_cast<char>(stream) + "\0\0\0\0"s;
+    EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::output), payload).has_value()) << int{stream};
+  }
+  for (uint8_t how : {3, 255}) {
+    std::string payload = "\x01\0\0\0"s + static_cast<char>(how) + "\0\0\0\0\0\0\0\0"s;
+    EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::worker_exited), payload).has_value()) << int{how};
+  }
+}
+
+TEST(Codec, TypesOutsideTheDirectionDecodeToNothing) {
+  for (int type : {0, 8, 63, 64, 70, 71, 127, 128, 255}) {
+    auto decoded = decode_agent(static_cast<uint8_t>(type), "garbage");
+    ASSERT_TRUE(decoded.has_value()) << type;
+    EXPECT_FALSE(decoded->has_value()) << type;
+  }
+  for (int type : {0, 1, 5, 7, 8, 63, 71, 127, 128, 255}) {
+    auto decoded = decode_head(static_cast<uint8_t>(type), "");
+    ASSERT_TRUE(decoded.has_value()) << type;
+    EXPECT_FALSE(decoded->has_value()) << type;
+  }
+}
+
+TEST(Codec, TypeNames) {
+  EXPECT_STREQ(type_name(Type::hello), "Hello");
+  EXPECT_STREQ(type_name(Type::head_heartbeat), "HeadHeartbeat");
+  EXPECT_STREQ(type_name(static_cast<Type>(99)), "unknown");
+}
+
+}  // namespace
+}  // namespace muster::protocol
