@@ -18,6 +18,7 @@
 #include "posix/poller.h"
 #include "posix/signals.h"
 #include "posix/socket.h"
+#include "posix/terminal.h"
 #include "protocol/codec.h"
 #include "protocol/frame_reader.h"
 #include "protocol/preamble.h"
@@ -301,7 +302,7 @@ void Agent::terminate(int grace_ms) {
 void Agent::head_lost(const char* why) {
   if (head_gone_) return;
   head_gone_ = true;
-  fmt::print(stderr, "muster agent: {}; stopping all workers\n", why);
+  posix::write_stderr(fmt::format("muster agent: {}; stopping all workers\n", why));
   terminate(options_.lost_head_grace_ms);
   if (head_writable_registered_) (void)poller_.remove(kStdout);
   head_writable_registered_ = false;
@@ -353,7 +354,7 @@ int Agent::run() {
   (void)posix::set_nonblocking(kStdin);
   (void)posix::set_nonblocking(kStdout);
   if (auto added = poller_.add(kStdin, posix::poll_readable, token(kHeadIn)); !added) {
-    fmt::print(stderr, "muster agent: cannot watch stdin: {}\n", added.error().message);
+    posix::write_stderr(fmt::format("muster agent: cannot watch stdin: {}\n", added.error().message));
     return 1;
   }
   outbox_.append(protocol::preamble_line(options_.nonce));
@@ -361,7 +362,7 @@ int Agent::run() {
   while (!finished()) {
     auto events = poller_.wait(next_timeout());
     if (!events) {
-      fmt::print(stderr, "muster agent: {}\n", events.error().message);
+      posix::write_stderr(fmt::format("muster agent: {}\n", events.error().message));
       return 1;
     }
     for (const auto& event : *events) {
@@ -380,6 +381,8 @@ int Agent::run() {
     on_timers();
   }
   if (!head_gone_) flush_to_head();
+  // Whatever the workers left behind in their process groups (a `cmd &` in a shell worker) ends with us.
+  signal_workers(protocol::kAllWorkers, SIGKILL);
   return head_gone_ ? 1 : 0;
 }
 
@@ -389,7 +392,7 @@ int run_agent(const AgentOptions& options) {
   posix::SignalBlock signals;
   auto poller = posix::Poller::create();
   if (!poller) {
-    fmt::print(stderr, "muster agent: {}\n", poller.error().message);
+    posix::write_stderr(fmt::format("muster agent: {}\n", poller.error().message));
     return 1;
   }
   return Agent(options, std::move(*poller)).run();

@@ -27,7 +27,8 @@ bool Gang::record(int rank, RankStatus status) {
   if (slot.phase != RankPhase::pending && slot.phase != RankPhase::running) return false;  // first word wins
   status.by_muster = tearing_down_;
   slot = std::move(status);
-  if (root_cause_ || !is_failure(slot)) return false;
+  // Endings after the teardown began (a root cause, or the user's Ctrl-C) are consequences, not causes.
+  if (root_cause_ || tearing_down_ || !is_failure(slot)) return false;
   root_cause_ = rank;
   return true;
 }

@@ -34,6 +34,7 @@ class Gang {
   bool ended(int rank, RankPhase how, int code, std::string detail, int64_t now_ms);
   // Marks every unfinished rank of `node_rank` lost; returns true when that made a root cause.
   bool node_lost(int node_rank, const std::string& why, int64_t now_ms);
+  // From now on endings are consequences (after a root cause, or when the user interrupts the job).
   void tearing_down() { tearing_down_ = true; }
 
   bool all_ended() const;

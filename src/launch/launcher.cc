@@ -508,6 +508,9 @@ int Launcher::next_timeout(int64_t now) const {
 void Launcher::report(int exit_code) {
   if (!gang_) {
     terminal_->notice("muster: interrupted before the job started");
+  } else if (interrupts_ > 0) {
+    terminal_->notice(fmt::format("\nmuster: interrupted by {}; exit status per rank:\n{}",
+                                  posix::signal_name(interrupt_signal_), format_exit_table(*gang_, gang_plan_)));
   } else if (gang_->failed()) {
     std::string text =
         "\nmuster: the job failed; exit status per rank:\n" + format_exit_table(*gang_, gang_plan_);

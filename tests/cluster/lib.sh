@@ -3,7 +3,8 @@
 #
 # Gives: TESTBED (path of the testbed script), NODE_SSH (ssh argv that reaches node1..nodeN by name),
 # require_root_and_namespaces (exit 77 = SKIP, or 1 with MUSTER_REQUIRE_CLUSTER=1), fail/assert_* helpers,
-# step (progress line with elapsed time), and a cleanup trap that always ends with `testbed down`.
+# step (progress line with elapsed time), and a cleanup trap that always ends with `testbed down`
+# (except with MUSTER_TEST_KEEP_TESTBED=1 after a failure, to look at the nodes).
 # A test exits 0 (pass), 1 (fail) or 77 (skip).
 
 CLUSTER_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -99,6 +100,10 @@ add_cleanup() { CLEANUP_HOOKS+=("$1"); }
 run_cleanup() {
   local rc=$? i
   trap - EXIT INT TERM
+  if ((rc != 0)) && [[ ${MUSTER_TEST_KEEP_TESTBED:-0} == 1 ]]; then
+    echo "$TEST_NAME: failed; testbed kept for inspection (MUSTER_TEST_KEEP_TESTBED=1): $TESTBED status" >&2
+    exit "$rc"
+  fi
   for ((i = ${#CLEANUP_HOOKS[@]} - 1; i >= 0; i--)); do eval "${CLEANUP_HOOKS[i]}" || true; done
   "$TESTBED" down >/dev/null 2>&1 || echo "WARNING: $TEST_NAME: 'testbed down' failed" >&2
   exit "$rc"
