@@ -29,6 +29,7 @@ struct LaunchFlags {
   double grace_s = 5, heartbeat_timeout_s = 5;
   int connect_timeout_s = 10;
   std::vector<std::string> ssh_options;
+  std::string ssh_config;
   bool no_multiplex = false;
 };
 
@@ -66,6 +67,7 @@ void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& 
   app.add_option("--connect-timeout", flags.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-option", flags.ssh_options, "extra ssh -o option, e.g. Port=2222")->group("ssh");
+  app.add_option("--ssh-config", flags.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->group("ssh");
   app.add_flag("--no-multiplex", flags.no_multiplex, "no ssh ControlMaster connection sharing")->group("ssh");
 }
 
@@ -112,6 +114,7 @@ Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& optio
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
   options.ssh.extra_options = flags.ssh_options;
   options.ssh.multiplex = !flags.no_multiplex;
+  options.ssh.config_file = flags.ssh_config;
   options.is_tty = posix::is_terminal(1);
   options.color = options.is_tty && std::getenv("NO_COLOR") == nullptr;
   return {};

@@ -38,6 +38,10 @@ std::string remote_agent_command(const SelfBinary& binary, const std::vector<std
 std::vector<std::string> ssh_argv(const SshOptions& options, const std::string& destination,
                                   const std::string& remote_command) {
   std::vector<std::string> argv = {"ssh", "-T", "-x"};
+  if (!options.config_file.empty()) {
+    argv.push_back("-F");
+    argv.push_back(options.config_file);
+  }
   auto option = [&](const std::string& value) {
     argv.push_back("-o");
     argv.push_back(value);

@@ -50,6 +50,7 @@ struct SshOptions {
   int control_persist_s = 60;
   std::string control_dir;    // empty: ~/.cache/muster/ssh
   std::vector<std::string> extra_options;  // -o values from the user
+  std::string config_file;    // ssh -F FILE; empty: the user's ~/.ssh/config
 };
 
 std::unique_ptr<Transport> make_local_transport(SelfBinary binary);
