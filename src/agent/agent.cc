@@ -205,22 +205,17 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
     return fail(fmt::format("working directory '{}' does not exist on this node (use --chdir)", request.cwd));
   }
   auto env = posix::merge_environment(base_env_, request.env);
-  auto path = posix::find_variable(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
-  auto program = posix::find_in_path(request.argv[0], path);
-  if (!program) return fail(fmt::format("command not found: '{}' (PATH={})", request.argv[0], path));
   auto out = posix::make_pipe();
   auto err = posix::make_pipe();
   if (!out || !err) return fail("cannot create pipes: " + (out ? err.error() : out.error()).message);
   posix::SpawnOptions spawn;
-  spawn.argv = request.argv;
-  spawn.argv[0] = *program;
+  spawn.argv = request.argv;  // argv[0] is looked up in the PATH of `env`, the worker's own
   spawn.env = std::move(env);
   spawn.cwd = request.cwd;
   spawn.stdout_fd = out->write.get();
   spawn.stderr_fd = err->write.get();
   spawn.new_process_group = true;
   spawn.parent_death_signal = SIGKILL;
-  spawn.search_path = false;
   auto process = posix::spawn(spawn);
   if (!process) return fail(process.error().message);
   auto worker = std::make_unique<Worker>(Worker{request.worker, std::move(*process), std::move(out->read),

@@ -24,6 +24,7 @@ AgentSession::AgentSession(std::string node, transport::AgentProcess process, co
       process_(std::move(process)),
       binary_(binary),
       preamble_(nonce),
+      started_ms_(now_ms),
       last_heard_ms_(now_ms) {
   for (const posix::Fd* fd : {&process_.to_agent, &process_.from_agent, &process_.agent_stderr}) {
     (void)posix::set_nonblocking(fd->get());  // the launcher's loop must never block on one node
@@ -42,14 +43,14 @@ void AgentSession::on_stdout_readable(int64_t now_ms) {
     last_heard_ms_ = now_ms;
     std::string_view bytes(buffer, got->bytes);
     if (state_ == State::connecting) {
-      on_preamble_bytes(bytes, now_ms);
+      on_preamble_bytes(bytes);
     } else {
       on_frame_bytes(bytes);
     }
   }
 }
 
-void AgentSession::on_preamble_bytes(std::string_view bytes, int64_t now_ms) {
+void AgentSession::on_preamble_bytes(std::string_view bytes) {
   preamble_.feed(bytes);
   while (state_ == State::connecting) {
     auto event = preamble_.next();
@@ -64,8 +65,6 @@ void AgentSession::on_preamble_bytes(std::string_view bytes, int64_t now_ms) {
       if (!bytes_to_send) return close(bytes_to_send.error().message);
       outbox_.append(*bytes_to_send);
       uploaded_ = true;
-      connect_deadline_ms_ = 0;  // the launcher re-arms the deadline after an upload
-      (void)now_ms;
       flush();
       continue;
     }

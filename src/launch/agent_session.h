@@ -41,7 +41,9 @@ class AgentSession {
   const std::string& node() const { return node_; }
   const protocol::Hello& hello() const { return hello_; }
   int64_t last_heard_ms() const { return last_heard_ms_; }
-  int64_t connect_deadline_ms() const { return connect_deadline_ms_; }
+  int64_t started_ms() const { return started_ms_; }
+  // Whether any byte came back yet (shell noise, an upload request): the node is reachable.
+  bool heard_anything() const { return last_heard_ms_ != started_ms_; }
   // Why the session closed (empty while open).
   const std::string& failure() const { return failure_; }
   // Shell noise and the agent's / ssh's stderr, for error messages.
@@ -54,7 +56,7 @@ class AgentSession {
   bool transport_reaped();
 
  private:
-  void on_preamble_bytes(std::string_view bytes, int64_t now_ms);
+  void on_preamble_bytes(std::string_view bytes);
   void on_frame_bytes(std::string_view bytes);
   void flush();
 
@@ -71,8 +73,8 @@ class AgentSession {
   bool have_hello_ = false;
   std::string stderr_text_;
   std::string failure_;
+  int64_t started_ms_;
   int64_t last_heard_ms_;
-  int64_t connect_deadline_ms_ = 0;
   bool reaped_ = false;
 };
 

@@ -35,7 +35,8 @@ namespace muster::launch {
 namespace {
 
 constexpr int kTerminal = 1;
-constexpr int64_t kShutdownWaitMs = 3000;  // agents get this long to exit after Shutdown
+constexpr int64_t kShutdownWaitMs = 3000;      // agents get this long to exit after Shutdown
+constexpr int64_t kAnsweredConnectMs = 60'000;  // a node that answered has this long to start its agent
 
 enum class Phase { connecting, picking_port, running, shutting_down, done };
 
@@ -229,13 +230,17 @@ void Launcher::start_more_agents() {
 
 Result<void> Launcher::check_connections(int64_t now) {
   if (connect_error_) return *connect_error_;
-  int64_t limit = options_.ssh.connect_timeout_s * 1000LL + 1000;
+  // Silent nodes get the connect timeout (+0.5 s for ssh to say why); a node that answered (shell noise, an
+  // upload in progress) gets longer, but not forever.
+  int64_t silent_limit = options_.ssh.connect_timeout_s * 1000LL + 500;
+  int64_t answered_limit = std::max<int64_t>(kAnsweredConnectMs, silent_limit);
   for (size_t node = 0; node < started_agents_; ++node) {
     auto& session = *slots_[node].session;
     bool closed = session.state() == AgentSession::State::closed;
-    bool late = session.state() == AgentSession::State::connecting && now - session.last_heard_ms() > limit;
+    int64_t limit = session.heard_anything() ? answered_limit : silent_limit;
+    bool late = session.state() == AgentSession::State::connecting && now - session.started_ms() > limit;
     if (!closed && !late) continue;
-    std::string why = closed ? session.failure() : fmt::format("no answer within {} s", limit / 1000);
+    std::string why = closed ? session.failure() : fmt::format("no answer within {:.1f} s", limit / 1000.0);
     std::string details = session.diagnostics();
     return make_error(ErrorKind::unreachable, "cannot start the agent on {}: {}{}{}", session.node(), why,
                       details.empty() ? "" : "\n  ", details);

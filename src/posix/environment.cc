@@ -33,28 +33,9 @@ std::optional<std::string> find_variable(const std::vector<std::string>& env, st
 
 int current_pid() { return static_cast<int>(::getpid()); }
 
-bool is_executable_file(const std::string& path) {
-  struct stat info {};
-  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
 bool is_directory(const std::string& path) {
   struct stat info {};
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-
-std::optional<std::string> find_in_path(const std::string& program, std::string_view path_value) {
-  if (program.find('/') != std::string::npos) return program;
-  size_t start = 0;
-  while (start <= path_value.size()) {
-    size_t end = path_value.find(':', start);
-    if (end == std::string_view::npos) end = path_value.size();
-    std::string dir(path_value.substr(start, end - start));
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
-    if (is_executable_file(candidate)) return candidate;
-    start = end + 1;
-  }
-  return std::nullopt;
 }
 
 }  // namespace muster::posix

@@ -1,6 +1,5 @@
-// The process environment and PATH lookup. The agent builds each worker's environment as its own
-// environment plus the head's overrides, and resolves argv[0] against the PATH of that result (execvp
-// would use the agent's PATH instead).
+// The process environment. The agent builds each worker's environment as its own environment plus the
+// head's overrides (spawn() then looks argv[0] up in the PATH of that result).
 #pragma once
 
 #include <optional>
@@ -19,14 +18,9 @@ std::vector<std::string> merge_environment(std::vector<std::string> base, const 
 // The value of `name` in a K=V list, if present.
 std::optional<std::string> find_variable(const std::vector<std::string>& env, std::string_view name);
 
-// `program` resolved like execvp does, but against `path_value`: returned unchanged when it holds a '/',
-// else the first executable `dir/program`; nullopt when none is.
-std::optional<std::string> find_in_path(const std::string& program, std::string_view path_value);
-
 // This process's pid.
 int current_pid();
 
-bool is_executable_file(const std::string& path);
 bool is_directory(const std::string& path);
 
 }  // namespace muster::posix

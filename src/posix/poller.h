@@ -5,9 +5,11 @@
 // wait() waits with the mask SignalBlock replaced (epoll_pwait), so the blocked signals are delivered
 // there and only there. A delivery ends the wait early, possibly with no events; after every wait the
 // loop must call take_pending_signals(). Every wait delivers what is pending, even when fds are ready at
-// once or the timeout is 0, so a busy loop cannot starve a Ctrl-C. The Poller never reads, writes or closes a registered fd: the
-// owner of an fd must remove() it before closing it (epoll forgets a closed fd only once every duplicate
-// of it is closed, e.g. one inherited by a child, so closing alone is not enough).
+// once or the timeout is 0, so a busy loop cannot starve a Ctrl-C.
+//
+// The Poller never reads, writes or closes a registered fd: the owner of an fd must remove() it before
+// closing it (epoll forgets a closed fd only once every duplicate of it is closed, e.g. one inherited by
+// a child, so closing alone is not enough).
 #pragma once
 
 #include <cstdint>

@@ -111,8 +111,8 @@ ChildPlan make_plan(const SpawnOptions& options, int dev_null) {
 void reset_signals(const sigset_t& mask) {
   struct sigaction action{};
   action.sa_handler = SIG_DFL;
-  for (int signal = 1; signal < NSIG; ++signal) {
-    if (signal != SIGKILL && signal != SIGSTOP) ::sigaction(signal, &action, nullptr);  // EINVAL for glibc's own
+  for (int signal = 1; signal < NSIG; ++signal) {  // EINVAL for KILL, STOP and glibc's own: harmless
+    ::sigaction(signal, &action, nullptr);
   }
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
 }
@@ -222,14 +222,18 @@ Result<Process> spawn(const SpawnOptions& options) {
   Fd dev_null;
   if (options.stdin_fd < 0) {
     dev_null.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!dev_null.valid()) return make_error(ErrorKind::io, "cannot open /dev/null: {}", std::strerror(errno));
+    if (!dev_null.valid()) {
+      return make_error(ErrorKind::io, "cannot open /dev/null: {}", std::strerror(errno));
+    }
   }
   ChildPlan plan = make_plan(options, dev_null.get());
   auto error_pipe = make_pipe();
   if (!error_pipe) return error_pipe.error();
 
   pid_t pid = ::fork();
-  if (pid < 0) return make_error(ErrorKind::io, "cannot start '{}': {}", options.argv[0], std::strerror(errno));
+  if (pid < 0) {
+    return make_error(ErrorKind::io, "cannot start '{}': {}", options.argv[0], std::strerror(errno));
+  }
   if (pid == 0) exec_child(plan, error_pipe->write.get());
 
   error_pipe->write.reset();

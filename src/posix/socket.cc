@@ -48,7 +48,8 @@ Result<int> pick_free_tcp_port(const std::string& bind_address) {
   Fd sock(::socket(info->ai_family, info->ai_socktype | SOCK_CLOEXEC, info->ai_protocol));
   if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
   if (::bind(sock.get(), info->ai_addr, info->ai_addrlen) != 0) {
-    return make_error(ErrorKind::io, "cannot bind a TCP port on '{}': {}", bind_address, std::strerror(errno));
+    return make_error(ErrorKind::io, "cannot bind a TCP port on '{}': {}", bind_address,
+                      std::strerror(errno));
   }
   sockaddr_storage bound{};
   socklen_t length = sizeof(bound);

@@ -30,6 +30,7 @@ class ChildGuard {
   ~ChildGuard() {
     if (process_.pid() > 0 && !process_.reaped()) {
       (void)process_.signal(SIGKILL);
+      ::kill(process_.pid(), SIGKILL);  // also when the group is not what the test expected
       process_.wait();
     }
   }

@@ -214,7 +214,8 @@ TEST(Spawn, MissingWorkingDirectoryIsAnErrorNamingIt) {
   auto spawned = spawn(options);
   ASSERT_FALSE(spawned);
   EXPECT_EQ(spawned.error().message,
-            "cannot run 'true': cannot change to directory '/nonexistent/muster-cwd': No such file or directory");
+            "cannot run 'true': cannot change to directory '/nonexistent/muster-cwd': "
+            "No such file or directory");
 }
 
 TEST(Spawn, NoParentFdLeaksIntoTheChild) {
