@@ -46,7 +46,7 @@ require_root_and_namespaces() {
 cluster_unavailable_reason() {
   local tool probe=${MUSTER_TESTBED_PREFIX:-mtb}-probe$$
   if (($(id -u) != 0)); then echo "needs root (namespaces, links, mounts)"; return; fi
-  for tool in ip tc unshare nsenter setsid flock findmnt timeout ssh ssh-keygen /usr/sbin/sshd; do
+  for tool in ip tc unshare nsenter setsid setpriv flock findmnt timeout ssh ssh-keygen /usr/sbin/sshd; do
     command -v "$tool" >/dev/null || { echo "missing tool: $tool"; return; }
   done
   if ! unshare --uts --ipc --mount --net --pid --fork --mount-proc true 2>/dev/null; then
@@ -60,7 +60,20 @@ cluster_unavailable_reason() {
 
 fail() {
   echo "FAIL: $TEST_NAME: $*" >&2
+  show_testbed_state >&2
   exit 1
+}
+
+# For a failure report: node states and the last sshd log lines of each node.
+show_testbed_state() {
+  "$TESTBED" status 2>&1 | sed 's/^/  /' || true
+  local dir log
+  dir=$(dirname "$(dirname "$("$TESTBED" ssh-config 2>/dev/null)")")
+  for log in "$dir"/nodes/node*/run/testbed/sshd.log; do
+    [[ -s $log ]] || continue
+    echo "  --- $log (last lines)"
+    grep -v 'Accepted publickey' "$log" | tail -n 5 | sed 's/^/  /'
+  done
 }
 
 # assert_eq EXPECTED ACTUAL [WHAT]

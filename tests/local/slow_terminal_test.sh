@@ -4,7 +4,7 @@
 # The workers must finish while the reader still sleeps (manifest ended_ms), the logs must be complete,
 # and muster must say how many lines it did not show.
 set -euo pipefail
-muster=${MUSTER_BIN:?}
+muster=$(readlink -f "${MUSTER_BIN:?}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
