@@ -394,23 +394,6 @@ std::string redact(std::string_view name, std::string_view value) {
   return redact_url_passwords(value);
 }
 
-std::string shell_quote(std::string_view value) {
-  const bool bare = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
-  });
-  if (bare) return std::string(value);
-  std::string quoted = "'";
-  for (char c : value) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
 EnvListing make_env_listing(std::string title,
                             const std::vector<std::pair<std::string, EnvList>>& processes) {
   EnvListing listing{.title = std::move(title), .common = {}, .processes = {}};

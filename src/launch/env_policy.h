@@ -34,6 +34,7 @@
 
 #include "launch/rank_env.h"
 #include "util/result.h"
+#include "util/shell_quote.h"  // format_env_listing quotes values; tests use it too
 
 namespace muster::launch {
 
@@ -97,10 +98,6 @@ bool is_secret(std::string_view name);
 // The value fit for logs, listings and manifests: "***" for a secret name; otherwise the value, with the
 // password of any `scheme://user:password@host` URL in it replaced by *** (MLFLOW_TRACKING_URI, ...).
 std::string redact(std::string_view name, std::string_view value);
-
-// A POSIX shell word that reads back as `value`: bare when it only has [A-Za-z0-9_@%+=:,./-] and is
-// not empty, otherwise single-quoted ('' for empty, ' as '\'').
-std::string shell_quote(std::string_view value);
 
 // One block of --print-env: what every process of a node gets, then what differs per process.
 struct EnvListing {

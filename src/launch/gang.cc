@@ -67,25 +67,19 @@ int Gang::exit_code() const {
   }
 }
 
-namespace {
-
-const char* phase_word(RankPhase phase) {
+const char* rank_phase_name(RankPhase phase) {
   switch (phase) {
-    case RankPhase::pending:
-      return "not started";
-    case RankPhase::running:
-      return "running";
-    case RankPhase::exited:
-      return "exited";
-    case RankPhase::signaled:
-      return "signaled";
-    case RankPhase::failed_to_start:
-      return "failed to start";
-    case RankPhase::lost:
-      return "lost";
+    case RankPhase::pending: return "pending";
+    case RankPhase::running: return "running";
+    case RankPhase::exited: return "exited";
+    case RankPhase::signaled: return "signaled";
+    case RankPhase::failed_to_start: return "failed_to_start";
+    case RankPhase::lost: return "lost";
   }
-  return "?";
+  return "unknown";
 }
+
+namespace {
 
 std::string row(const Gang& gang, const cluster::NodePlan& node, const cluster::RankAssignment& rank) {
   const auto& status = gang.status(rank.global_rank);
@@ -93,7 +87,7 @@ std::string row(const Gang& gang, const cluster::NodePlan& node, const cluster::
                          ? "  <- root cause"
                          : (status.by_muster ? "  (stopped by muster)" : "");
   return fmt::format("  {:>5}  {:<20} {:>5}  {:<16} {}{}\n", rank.global_rank, node.host.name,
-                     rank.local_rank, phase_word(status.phase), status.detail, note);
+                     rank.local_rank, rank_phase_name(status.phase), status.detail, note);
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ namespace muster::launch {
 
 enum class RankPhase { pending, running, exited, signaled, failed_to_start, lost };
 
+// "pending", "running", "exited", "signaled", "failed_to_start", "lost" (manifest.json, the exit table).
+const char* rank_phase_name(RankPhase phase);
+
 struct RankStatus {
   RankPhase phase = RankPhase::pending;
   int code = 0;            // exit code, or signal number when signaled

@@ -17,24 +17,6 @@ int64_t unix_ms() {
       .count();
 }
 
-const char* phase_name(RankPhase phase) {
-  switch (phase) {
-    case RankPhase::pending:
-      return "pending";
-    case RankPhase::running:
-      return "running";
-    case RankPhase::exited:
-      return "exited";
-    case RankPhase::signaled:
-      return "signaled";
-    case RankPhase::failed_to_start:
-      return "failed_to_start";
-    case RankPhase::lost:
-      return "lost";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 void ManifestRecorder::begin(const LaunchOptions& options, const cluster::RankPlan& plan,
@@ -88,7 +70,7 @@ void ManifestRecorder::attempt_started(int attempt, const std::string& master_ad
 
 void ManifestRecorder::rank_ended(int attempt, int rank, const RankStatus& status) {
   auto& ranks = manifest_["attempts"].at(static_cast<size_t>(attempt))["ranks"];
-  ranks[std::to_string(rank)] = {{"state", phase_name(status.phase)},
+  ranks[std::to_string(rank)] = {{"state", rank_phase_name(status.phase)},
                                  {"code", status.code},
                                  {"detail", status.detail},
                                  {"stopped_by_muster", status.by_muster},
