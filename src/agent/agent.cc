@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "agent/guard.h"
 #include "agent/worker.h"
 #include "posix/clock.h"
 #include "posix/environment.h"
@@ -67,7 +68,8 @@ protocol::Hello make_hello() {
 
 class Agent {
  public:
-  Agent(AgentOptions options, posix::Poller poller) : options_(std::move(options)), poller_(std::move(poller)) {}
+  Agent(AgentOptions options, posix::Poller poller, Guard guard)
+      : options_(std::move(options)), poller_(std::move(poller)), guard_(std::move(guard)) {}
   int run();
 
  private:
@@ -91,6 +93,7 @@ class Agent {
 
   AgentOptions options_;
   posix::Poller poller_;
+  Guard guard_;
   protocol::FrameReader frames_;
   ByteQueue outbox_;
   bool head_writable_registered_ = false;
@@ -225,6 +228,9 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   uint32_t events = throttled_ ? 0 : posix::poll_readable;
   (void)poller_.add(worker->out.get(), events, token(kWorkerOut, request.worker));
   (void)poller_.add(worker->err.get(), events, token(kWorkerErr, request.worker));
+  // The guard learns the group before anything else can happen to the agent (its pipe is blocking and
+  // nearly empty: the guard reads as fast as workers start).
+  (void)posix::write_all(guard_.pipe.get(), std::to_string(worker->process.pgid()) + "\n");
   send(protocol::WorkerStarted{request.worker, static_cast<uint32_t>(worker->process.pid())});
   workers_[request.worker] = std::move(worker);
 }
@@ -390,7 +396,13 @@ int run_agent(const AgentOptions& options) {
     posix::write_stderr(fmt::format("muster agent: {}\n", poller.error().message));
     return 1;
   }
-  return Agent(options, std::move(*poller)).run();
+  auto guard = start_guard();
+  if (!guard) {
+    posix::write_stderr(fmt::format("muster agent: cannot start the guard: {}\n", guard.error().message));
+    return 1;
+  }
+  int code = Agent(options, std::move(*poller), std::move(*guard)).run();
+  return code;
 }
 
 }  // namespace muster::agent

@@ -1,5 +1,6 @@
 // `muster agent`: hidden; started by the head on every node (docs/agent-protocol.md).
 #include "agent/agent.h"
+#include "agent/guard.h"
 #include "cli/exit_codes.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
@@ -13,6 +14,9 @@ int run_agent(const std::vector<std::string>& args) {
   app->add_option("--heartbeat-ms", options.heartbeat_ms)->check(CLI::Range(50, 600'000));
   app->add_option("--heartbeat-timeout-ms", options.heartbeat_timeout_ms)->check(CLI::Range(100, 3'600'000));
   app->add_option("--lost-head-grace-ms", options.lost_head_grace_ms)->check(CLI::Range(0, 600'000));
+  bool guard = false;
+  app->add_flag("--guard", guard, "run as the agent's guard (see src/agent/guard.h)");
+  if (!args.empty() && args[0] == "--guard") return agent::run_guard();
   if (auto code = parse_command_line(*app, args)) return *code;
   return agent::run_agent(options);
 }

@@ -45,7 +45,9 @@ void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& 
       ->group("Environment");
   app.add_option("--env-prefix", flags.env_prefixes, "also propagate the head's variables with this prefix")
       ->group("Environment");
-  app.add_flag("--no-default-env", flags.no_default_env, "propagate only what --env/--env-file/--env-prefix name")
+  app.add_flag("--no-default-env", flags.no_default_env,
+               "propagate only what --env/--env-file/--env-prefix name (remote nodes; local workers inherit "
+               "this machine's environment)")
       ->group("Environment");
   app.add_flag("--print-env", flags.print_env, "print each node's environment and exit (secrets redacted)")
       ->group("Environment");
@@ -90,10 +92,10 @@ Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& optio
   if (!nodes) return nodes.error();
   options.plan = cluster::make_rank_plan(*nodes);
   options.devices_filtered = !flags.hosts.selection.include.empty() || !flags.hosts.selection.exclude.empty();
-  options.transport = flags.transport == "local" ? launch::TransportKind::local
-                      : flags.transport == "ssh" ? launch::TransportKind::ssh
-                      : all_local(options.plan)  ? launch::TransportKind::local
-                                                 : launch::TransportKind::ssh;
+  options.transport = flags.transport == "local" ? head::TransportKind::local
+                      : flags.transport == "ssh" ? head::TransportKind::ssh
+                      : all_local(options.plan)  ? head::TransportKind::local
+                                                 : head::TransportKind::ssh;
   for (const auto& text : posix::current_environment()) {
     auto eq = text.find('=');
     if (eq != std::string::npos) options.head_env[text.substr(0, eq)] = text.substr(eq + 1);
@@ -138,6 +140,10 @@ int print_env(const launch::LaunchOptions& options) {
     listings.push_back(launch::make_env_listing(fmt::format("node {} ({})", node.node_rank, node.host.name), processes));
   }
   fmt::print("{}", launch::format_env_listing(listings));
+  if (options.transport == head::TransportKind::local) {
+    fmt::print("# local transport: workers also inherit this machine's environment (as torchrun's do);\n"
+               "# the list above is what muster sets or propagates, and all that travels to remote nodes.\n");
+  }
   fmt::print("# MASTER_PORT is picked free on node 0 when the job starts.\n");
   return kExitOk;
 }
@@ -153,8 +159,14 @@ int run_launch(const std::vector<std::string>& args) {
   launch::LaunchOptions options;
   add_launch_flags(*app, flags, options);
   if (auto code = parse_command_line(*app, args)) return *code;
+  // prefix_command() stops at the first argument it does not know: a command, or a mistyped option. A command
+  // that itself starts with '-' needs `--` in front of it.
   options.command = app->remaining();
-  if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
+  if (!options.command.empty() && options.command.front() == "--") {
+    options.command.erase(options.command.begin());
+  } else if (!options.command.empty() && options.command.front().starts_with('-')) {
+    return report_unknown_option(*app, options.command.front());
+  }
   if (options.command.empty()) {
     fmt::print(stderr, "muster launch: no command given (usage: muster launch [options] -- cmd args...)\n");
     return kExitUsage;

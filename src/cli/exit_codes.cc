@@ -14,6 +14,8 @@ int report_error(const Error& error) {
       return kExitUsage;
     case ErrorKind::unsupported:
       return kExitUnsupported;
+    case ErrorKind::interrupted:
+      return kExitInterrupted;
     default:
       return kExitFailure;
   }

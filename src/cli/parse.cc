@@ -18,16 +18,19 @@ std::vector<std::string> long_option_names(const CLI::App& app) {
   return names;
 }
 
-void suggest_flag(const CLI::App& app, const std::vector<std::string>& extras) {
-  auto names = long_option_names(app);
-  for (const auto& extra : extras) {
-    if (extra.rfind("--", 0) != 0) continue;
-    std::string flag = extra.substr(0, extra.find('='));
-    if (auto guess = closest_match(flag, names)) {
-      fmt::print(stderr, "muster {}: unknown option '{}', did you mean '{}'?\n", app.get_name(), flag, *guess);
-    }
+}  // namespace
+
+int report_unknown_option(const CLI::App& app, const std::string& option) {
+  std::string flag = option.substr(0, option.find('='));
+  fmt::print(stderr, "{}: unknown option '{}'", app.get_name(), flag);
+  if (flag.rfind("--", 0) == 0) {
+    if (auto guess = closest_match(flag, long_option_names(app))) fmt::print(stderr, ", did you mean '{}'?", *guess);
   }
+  fmt::print(stderr, "\nrun '{} --help' for the options\n", app.get_name());
+  return kExitUsage;
 }
+
+namespace {
 
 }  // namespace
 
@@ -44,8 +47,10 @@ std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::stri
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
+    auto extras = app.remaining();
+    auto option = std::find_if(extras.begin(), extras.end(), [](const std::string& a) { return a.starts_with('-'); });
+    if (option != extras.end()) return report_unknown_option(app, *option);
     app.exit(e);
-    suggest_flag(app, app.remaining());
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);

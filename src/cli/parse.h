@@ -13,6 +13,9 @@ namespace muster::cli {
 // 0 after --help, kExitUsage after a usage error (printed, with "did you mean" for a mistyped flag).
 std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::string>& args);
 
+// Prints "muster <cmd>: unknown option 'X', did you mean 'Y'?" and returns kExitUsage.
+int report_unknown_option(const CLI::App& app, const std::string& option);
+
 // A CLI::App for `muster <name>` with muster's conventions (help flag, footer, option grouping).
 std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description);
 

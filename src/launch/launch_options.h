@@ -6,19 +6,18 @@
 #include <vector>
 
 #include "cluster/rank_plan.h"
+#include "head/agent_pool.h"
 #include "launch/env_policy.h"
 #include "transport/transport.h"
 
 namespace muster::launch {
-
-enum class TransportKind { local, ssh };
 
 struct LaunchOptions {
   cluster::RankPlan plan;
   std::vector<std::string> command;  // argv of each worker (per-node mode: of each node's process)
   bool per_node = false;             // one process per node, {node_rank} etc. substituted in `command`
   bool devices_filtered = false;     // --include/--exclude picked devices: pin CUDA_VISIBLE_DEVICES
-  TransportKind transport = TransportKind::ssh;
+  head::TransportKind transport = head::TransportKind::ssh;
   transport::SshOptions ssh;
   std::map<std::string, std::string> head_env;  // the head's environment, for the env policy
   EnvPolicy env_policy;

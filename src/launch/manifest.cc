@@ -92,7 +92,8 @@ Result<void> ManifestRecorder::write(const std::string& path) const {
   std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << manifest_.dump(2) << '\n';
+    // Commands and output may hold bytes that are not UTF-8; JSON cannot: they become U+FFFD.
+    out << manifest_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!out) return make_error(ErrorKind::io, "cannot write '{}'", temporary);
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {

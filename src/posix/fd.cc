@@ -77,4 +77,10 @@ Result<std::string> read_to_end(int fd) {
   }
 }
 
+Result<Fd> open_dev_null() {
+  int fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorKind::io, "cannot open /dev/null: {}", std::strerror(errno));
+  return Fd(fd);
+}
+
 }  // namespace muster::posix

@@ -67,4 +67,7 @@ Result<void> write_all(int fd, std::string_view data);
 // For blocking fds: reads until EOF (EAGAIN counts as a failure here).
 Result<std::string> read_to_end(int fd);
 
+// /dev/null opened read-write, close-on-exec: stdio for a child that must not hold its parent's.
+Result<Fd> open_dev_null();
+
 }  // namespace muster::posix

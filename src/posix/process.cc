@@ -175,7 +175,12 @@ Error spawn_error(const SpawnOptions& options, const ChildFailure& failure) {
   const std::string& program = options.argv[0];
   const char* reason = std::strerror(failure.error);
   switch (failure.step) {
-    case Step::exec: return make_error(ErrorKind::io, "cannot run '{}': {}", program, reason);
+    case Step::exec:
+      if (failure.error == ENOENT && options.search_path && program.find('/') == std::string::npos) {
+        return make_error(ErrorKind::io, "command not found: '{}' (searched PATH={})", program,
+                          path_variable(options));
+      }
+      return make_error(ErrorKind::io, "cannot run '{}': {}", program, reason);
     case Step::change_dir:
       return make_error(ErrorKind::io, "cannot run '{}': cannot change to directory '{}': {}", program,
                         options.cwd, reason);
@@ -216,6 +221,14 @@ ExitStatus decode(int raw) {
 }
 
 }  // namespace
+
+Result<void> signal_group(int pgid, int sig) {
+  if (pgid <= 1) return make_error(ErrorKind::internal, "refusing to signal process group {}", pgid);
+  if (::kill(-pgid, sig) != 0 && errno != ESRCH) {
+    return make_error(ErrorKind::io, "kill(-{}, {}): {}", pgid, sig, std::strerror(errno));
+  }
+  return {};
+}
 
 Result<Process> spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return make_error(ErrorKind::usage, "cannot run an empty command");

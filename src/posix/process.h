@@ -89,4 +89,7 @@ class Process {
 
 Result<Process> spawn(const SpawnOptions& options);
 
+// kill(-pgid, sig) for a group muster does not hold a Process for (the agent's guard). ESRCH is success.
+Result<void> signal_group(int pgid, int sig);
+
 }  // namespace muster::posix

@@ -12,6 +12,7 @@ const char* error_kind_name(ErrorKind kind) {
     case ErrorKind::protocol: return "protocol";
     case ErrorKind::remote: return "remote";
     case ErrorKind::unsupported: return "unsupported";
+    case ErrorKind::interrupted: return "interrupted";
     case ErrorKind::internal: return "internal";
   }
   return "unknown";

@@ -27,6 +27,7 @@ enum class ErrorKind {
   protocol,     // a peer spoke something other than the agent protocol
   remote,       // a node reported a failure of its own
   unsupported,  // not built yet / not available here
+  interrupted,  // the user stopped muster (Ctrl-C) before it finished
   internal,     // a bug in muster
 };
 

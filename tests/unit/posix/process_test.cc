@@ -129,10 +129,13 @@ TEST(Spawn, StdinFromAPipe) {
 }
 
 TEST(Spawn, MissingProgramIsAnErrorNamingIt) {
-  auto spawned = spawn(SpawnOptions{.argv = {"muster-no-such-program"}});
+  auto spawned = spawn(SpawnOptions{.argv = {"muster-no-such-program"}, .env = std::vector<std::string>{"PATH=/nx:/bin"}});
   ASSERT_FALSE(spawned);
   EXPECT_EQ(spawned.error().kind, ErrorKind::io);
-  EXPECT_EQ(spawned.error().message, "cannot run 'muster-no-such-program': No such file or directory");
+  EXPECT_EQ(spawned.error().message, "command not found: 'muster-no-such-program' (searched PATH=/nx:/bin)");
+  auto by_path = spawn(SpawnOptions{.argv = {"/nx/muster-no-such-program"}});
+  ASSERT_FALSE(by_path);
+  EXPECT_EQ(by_path.error().message, "cannot run '/nx/muster-no-such-program': No such file or directory");
 
   auto absolute = spawn(SpawnOptions{.argv = {"/nonexistent/dir/prog"}});
   ASSERT_FALSE(absolute);
@@ -415,7 +418,8 @@ TEST(Process, ParentDeathSignalKeepsTheOtherSpawnGuarantees) {
   options.argv = {"muster-no-such-program"};
   auto missing = spawn(options);
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().message, "cannot run 'muster-no-such-program': No such file or directory");
+  EXPECT_EQ(missing.error().message,
+            "command not found: 'muster-no-such-program' (searched PATH=/usr/local/bin:/usr/bin:/bin)");
 }
 
 // Kills and reaps whatever a failed assertion left running.

@@ -14,7 +14,7 @@
 #include "transport/transport.h"
 #include "util/byte_queue.h"
 
-namespace muster::launch {
+namespace muster::head {
 
 class AgentSession {
  public:
@@ -78,4 +78,4 @@ class AgentSession {
   bool reaped_ = false;
 };
 
-}  // namespace muster::launch
+}  // namespace muster::head

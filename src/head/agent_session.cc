@@ -1,11 +1,11 @@
-#include "launch/agent_session.h"
+#include "head/agent_session.h"
 
 #include <fmt/core.h>
 
 #include "protocol/codec.h"
 #include "transport/transport.h"
 
-namespace muster::launch {
+namespace muster::head {
 namespace {
 
 constexpr size_t kMaxStderrKept = 64 * 1024;
@@ -159,4 +159,4 @@ bool AgentSession::transport_reaped() {
   return reaped_;
 }
 
-}  // namespace muster::launch
+}  // namespace muster::head

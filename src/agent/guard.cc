@@ -1,0 +1,46 @@
+#include "agent/guard.h"
+
+#include <csignal>
+#include <set>
+#include <string>
+
+#include "posix/pipe.h"
+
+namespace muster::agent {
+
+int run_guard() {
+  std::set<int> groups;
+  std::string pending;
+  char buffer[4096];
+  while (true) {
+    auto got = posix::read_some(0, buffer);
+    if (!got || got->eof) break;
+    if (got->would_block) continue;  // stdin is a blocking pipe; not expected
+    pending.append(buffer, got->bytes);
+    for (size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1)) {
+      int pgid = std::atoi(pending.substr(0, end).c_str());
+      if (pgid > 1) groups.insert(pgid);
+    }
+  }
+  for (int pgid : groups) (void)posix::signal_group(pgid, SIGKILL);
+  return 0;
+}
+
+Result<Guard> start_guard() {
+  auto pipe = posix::make_pipe();
+  if (!pipe) return pipe.error();
+  auto null = posix::open_dev_null();
+  if (!null) return null.error();
+  posix::SpawnOptions options;
+  options.argv = {"/proc/self/exe", "agent", "--guard"};
+  options.stdin_fd = pipe->read.get();
+  options.stdout_fd = null->get();
+  options.stderr_fd = null->get();
+  options.new_process_group = true;
+  options.search_path = false;
+  auto process = posix::spawn(options);
+  if (!process) return process.error();
+  return Guard{std::move(*process), std::move(pipe->write)};
+}
+
+}  // namespace muster::agent

@@ -1,0 +1,251 @@
+#include "head/agent_pool.h"
+
+#include <algorithm>
+#include <csignal>
+#include <random>
+
+#include <fmt/core.h>
+
+#include "posix/clock.h"
+#include "posix/exit_status.h"
+#include "posix/signals.h"
+
+namespace muster::head {
+namespace {
+
+constexpr int64_t kAnsweredConnectMs = 60'000;  // a node that answered has this long to start its agent
+
+// Poller tokens of the pool: kind in the high 32 bits (1-3), node index in the low ones. Owners' tokens
+// (watch_fd) use kinds >= 16.
+enum Kind : uint64_t { kAgentOut = 1, kAgentErr = 2, kAgentIn = 3 };
+uint64_t token(Kind kind, size_t node) { return (static_cast<uint64_t>(kind) << 32) | node; }
+
+std::string random_hex(int digits) {
+  std::random_device device;
+  std::string text;
+  while (static_cast<int>(text.size()) < digits) text += fmt::format("{:08x}", device());
+  return text.substr(0, static_cast<size_t>(digits));
+}
+
+// Discards messages while connecting (only Hello arrives then, and the session keeps it).
+class IgnoreAll final : public PoolListener {
+ public:
+  void on_message(size_t, const protocol::AgentMessage&) override {}
+  void on_lost(size_t, const std::string&, const std::string&) override {}
+};
+
+}  // namespace
+
+Result<std::unique_ptr<AgentPool>> AgentPool::create(std::vector<PoolNode> nodes, PoolOptions options) {
+  auto binary = transport::self_binary();
+  if (!binary) return binary.error();
+  auto poller = posix::Poller::create();
+  if (!poller) return poller.error();
+  auto transport = options.transport == TransportKind::local ? transport::make_local_transport(*binary)
+                                                             : transport::make_ssh_transport(*binary, options.ssh);
+  return std::unique_ptr<AgentPool>(new AgentPool(std::move(nodes), std::move(options), std::move(*poller),
+                                                  std::move(*binary), std::move(transport)));
+}
+
+AgentPool::AgentPool(std::vector<PoolNode> nodes, PoolOptions options, posix::Poller poller,
+                     transport::SelfBinary binary, std::unique_ptr<transport::Transport> transport)
+    : nodes_(std::move(nodes)),
+      options_(std::move(options)),
+      poller_(std::move(poller)),
+      binary_(std::move(binary)),
+      transport_(std::move(transport)),
+      nonce_(random_hex(16)),
+      slots_(nodes_.size()) {}
+
+AgentPool::~AgentPool() {
+  // Closing a session closes the agent's stdin: the agent stops its workers and exits. The transport
+  // processes (ssh clients) get SIGTERM so none outlives the head for long.
+  for (auto& slot : slots_) {
+    if (!slot.session) continue;
+    slot.session->close("muster is exiting");
+    if (!slot.session->transport_reaped()) slot.session->kill_transport(SIGTERM);
+  }
+}
+
+bool AgentPool::alive(size_t node) const {
+  const auto& slot = slots_[node];
+  return slot.session && !slot.lost && slot.session->state() == AgentSession::State::ready;
+}
+
+Result<void> AgentPool::start_more_agents() {
+  size_t connecting = 0;
+  for (size_t i = 0; i < started_; ++i) {
+    if (slots_[i].session->state() == AgentSession::State::connecting) ++connecting;
+  }
+  int64_t now = posix::monotonic_ms();
+  while (started_ < slots_.size() && connecting < static_cast<size_t>(options_.max_parallel_connects)) {
+    size_t node = started_++;
+    transport::AgentTarget target{nodes_[node].name, nodes_[node].destination,
+                                  {"--nonce", nonce_, "--heartbeat-ms", std::to_string(options_.heartbeat_ms),
+                                   "--heartbeat-timeout-ms", std::to_string(options_.heartbeat_timeout_ms)}};
+    auto process = transport_->start(target);
+    if (!process) return make_error(ErrorKind::unreachable, "{}: {}", nodes_[node].name, process.error().message);
+    slots_[node].session = std::make_unique<AgentSession>(nodes_[node].name, std::move(*process), nonce_, &binary_, now);
+    sync_registrations(node);
+    ++connecting;
+  }
+  return {};
+}
+
+// Silent nodes get the connect timeout (+0.5 s for ssh to say why); a node that answered (shell noise, an
+// upload in progress) gets longer, but not forever.
+Result<void> AgentPool::check_connections(int64_t now) const {
+  int64_t silent_limit = options_.ssh.connect_timeout_s * 1000LL + 500;
+  int64_t answered_limit = std::max<int64_t>(kAnsweredConnectMs, silent_limit);
+  for (size_t node = 0; node < started_; ++node) {
+    const auto& session = *slots_[node].session;
+    bool closed = session.state() == AgentSession::State::closed;
+    int64_t limit = session.heard_anything() ? answered_limit : silent_limit;
+    bool late = session.state() == AgentSession::State::connecting && now - session.started_ms() > limit;
+    if (!closed && !late) continue;
+    std::string why = closed ? session.failure() : fmt::format("no answer within {:.1f} s", limit / 1000.0);
+    std::string details = session.diagnostics();
+    return make_error(ErrorKind::unreachable, "cannot start the agent on {}: {}{}{}", session.node(), why,
+                      details.empty() ? "" : "\n  ", details);
+  }
+  return {};
+}
+
+Result<void> AgentPool::connect() {
+  IgnoreAll ignore;
+  while (true) {
+    if (auto started = start_more_agents(); !started) return started.error();
+    int64_t now = posix::monotonic_ms();
+    if (auto ok = check_connections(now); !ok) return ok.error();
+    bool all_ready = started_ == slots_.size() && std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) {
+                       return s.session->state() == AgentSession::State::ready;
+                     });
+    if (all_ready) return {};
+    auto signals = wait_round(250, &ignore);
+    if (!signals) return signals.error();
+    if (!signals->empty()) {
+      return make_error(ErrorKind::interrupted, "interrupted by {} while connecting", posix::signal_name(signals->front()));
+    }
+  }
+}
+
+Result<std::vector<int>> AgentPool::poll(int timeout_ms, PoolListener& listener) {
+  int64_t now = posix::monotonic_ms();
+  int wait = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(timeout_ms, next_heartbeat_ms_ - now), 0, 60'000));
+  auto signals = wait_round(wait, &listener);
+  if (signals) heartbeats(posix::monotonic_ms(), listener);
+  return signals;
+}
+
+Result<std::vector<int>> AgentPool::wait_round(int timeout_ms, PoolListener* listener) {
+  auto events = poller_.wait(timeout_ms);
+  if (!events) return events.error();
+  for (const auto& event : *events) {
+    uint64_t kind = event.token >> 32;
+    if (kind >= kAgentOut && kind <= kAgentIn) {
+      service(static_cast<size_t>(event.token & 0xFFFFFFFFu), kind, listener);
+    } else if (listener) {
+      listener->on_watched_fd(event.token, event.events);
+    }
+  }
+  std::vector<int> signals;
+  for (int signal : posix::take_pending_signals()) {
+    if (signal != SIGCHLD) signals.push_back(signal);
+  }
+  for (auto& slot : slots_) {
+    if (slot.session) slot.session->transport_reaped();  // reap ssh clients that have ended
+  }
+  return signals;
+}
+
+void AgentPool::service(size_t node, uint64_t kind, PoolListener* listener) {
+  auto& slot = slots_[node];
+  if (!slot.session) return;
+  int64_t now = posix::monotonic_ms();
+  if (kind == kAgentOut) slot.session->on_stdout_readable(now);
+  if (kind == kAgentErr) slot.session->on_stderr_readable();
+  if (kind == kAgentIn) slot.session->on_stdin_writable();
+  for (const auto& message : slot.session->take_messages()) {
+    if (listener && !std::holds_alternative<protocol::Hello>(message)) listener->on_message(node, message);
+  }
+  bool was_ready = slot.session->hello().pid != 0;
+  if (slot.session->state() == AgentSession::State::closed && !slot.lost && was_ready) {
+    lose(node, slot.session->failure(), listener);
+  }
+  sync_registrations(node);
+}
+
+void AgentPool::lose(size_t node, const std::string& why, PoolListener* listener) {
+  auto& slot = slots_[node];
+  if (slot.lost) return;
+  slot.lost = true;
+  std::string details = slot.session->diagnostics();
+  slot.session->close(why);
+  slot.session->kill_transport(SIGTERM);
+  sync_registrations(node);
+  if (listener) listener->on_lost(node, why, details);
+}
+
+void AgentPool::heartbeats(int64_t now, PoolListener& listener) {
+  if (now < next_heartbeat_ms_) return;
+  next_heartbeat_ms_ = now + options_.heartbeat_ms;
+  for (size_t node = 0; node < slots_.size(); ++node) {
+    if (!alive(node)) continue;
+    auto& session = *slots_[node].session;
+    session.send(protocol::HeadHeartbeat{heartbeat_seq_, 0});
+    sync_registrations(node);
+    if (now - session.last_heard_ms() > options_.heartbeat_timeout_ms) {
+      lose(node, fmt::format("no heartbeat for {} ms", now - session.last_heard_ms()), &listener);
+    }
+  }
+  ++heartbeat_seq_;
+}
+
+void AgentPool::send(size_t node, const protocol::HeadMessage& message) {
+  if (!alive(node)) return;
+  slots_[node].session->send(message);
+  sync_registrations(node);
+}
+
+void AgentPool::broadcast(const protocol::HeadMessage& message) {
+  for (size_t node = 0; node < slots_.size(); ++node) send(node, message);
+}
+
+void AgentPool::shutdown(int wait_ms) {
+  broadcast(protocol::Shutdown{});
+  IgnoreAll ignore;
+  int64_t deadline = posix::monotonic_ms() + wait_ms;
+  while (posix::monotonic_ms() < deadline) {
+    bool all_gone = std::all_of(slots_.begin(), slots_.end(), [](Slot& s) {
+      return !s.session || (s.session->state() == AgentSession::State::closed && s.session->transport_reaped());
+    });
+    if (all_gone) return;
+    if (!wait_round(50, &ignore)) return;
+  }
+}
+
+void AgentPool::sync_registrations(size_t node) {
+  auto& slot = slots_[node];
+  auto& session = *slot.session;
+  auto sync = [&](bool& registered, int fd, bool wanted, uint32_t events, Kind kind) {
+    if (fd < 0) {
+      registered = false;  // closing the fd removed it from epoll
+      return;
+    }
+    if (wanted == registered) return;
+    registered = wanted;
+    if (wanted) (void)poller_.add(fd, events, token(kind, node));
+    else (void)poller_.remove(fd);
+  };
+  sync(slot.out_registered, session.stdout_fd(), true, posix::poll_readable, kAgentOut);
+  sync(slot.err_registered, session.stderr_fd(), true, posix::poll_readable, kAgentErr);
+  sync(slot.in_registered, session.stdin_fd(), session.wants_write(), posix::poll_writable, kAgentIn);
+}
+
+Result<void> AgentPool::watch_fd(int fd, uint32_t events, uint64_t token_value) {
+  return poller_.add(fd, events, token_value);
+}
+
+Result<void> AgentPool::unwatch_fd(int fd) { return poller_.remove(fd); }
+
+}  // namespace muster::head

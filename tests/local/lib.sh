@@ -1,0 +1,172 @@
+# shellcheck shell=bash
+# lib.sh — sourced by every tests/local/*_test.sh scenario (black-box tests of the muster binary on this
+# machine, local transport, no root).
+#
+# Gives: MUSTER (the binary, from $MUSTER_BIN or build/muster), TEST_NAME, WORK (a fresh temp dir, also the
+# cwd, removed on exit), fail/assert_* helpers, job (sets JOB, a fresh --job-id), job_processes, wait_until,
+# elapsed_since, start_bg/wait_bg (muster in the background, remembered for cleanup), manifest_get, and an
+# EXIT trap that kills (by pid) every process of every job this test started and every background head
+# and its agent, even after a failure.
+# A test exits 0 (pass) or 1 (fail, with a `FAIL: <test>: ...` line on stderr).
+
+LOCAL_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TEST_NAME=$(basename "${0%.sh}")
+MUSTER=${MUSTER_BIN:-$LOCAL_TEST_DIR/../../build/muster}
+[[ -x $MUSTER ]] || { echo "FAIL: $TEST_NAME: muster binary not found: $MUSTER (set MUSTER_BIN)" >&2; exit 1; }
+MUSTER=$(realpath "$MUSTER")  # the test runs in its own directory
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/muster-$TEST_NAME.XXXXXX")
+cd "$WORK" || exit 1
+
+JOB_IDS=()     # every job id handed out by job(): its processes are killed on exit
+BG_PIDS=()     # background muster heads started by start_bg
+JOB_SEQ=0
+
+fail() {
+  echo "FAIL: $TEST_NAME: $*" >&2
+  exit 1
+}
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+  [[ $1 == "$2" ]] || fail "${3:-value}: expected '$1', got '$2'"
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]
+assert_contains() {
+  [[ $1 == *"$2"* ]] || fail "${3:-output}: expected to contain '$2', got:
+$1"
+}
+
+# assert_not_contains HAYSTACK NEEDLE [WHAT]
+assert_not_contains() {
+  [[ $1 != *"$2"* ]] || fail "${3:-output}: expected NOT to contain '$2', got:
+$1"
+}
+
+# assert_file_bytes EXPECTED_FILE ACTUAL_FILE [WHAT]: byte-exact comparison, with a hex dump on mismatch.
+assert_file_bytes() {
+  [[ -f $2 ]] || fail "${3:-file}: $2 does not exist"
+  if ! cmp -s "$1" "$2"; then
+    fail "${3:-file}: bytes differ
+expected ($1):
+$(od -c "$1" | head -20)
+actual ($2):
+$(od -c "$2" | head -20)"
+  fi
+}
+
+# job [TAG]: sets JOB to a job id unique to this test run (pass it to --job-id); the job's processes are
+# killed when the test exits.
+job() {
+  JOB_SEQ=$((JOB_SEQ + 1))
+  JOB="t-$TEST_NAME-$$-$JOB_SEQ${1:+-$1}"
+  JOB_IDS+=("$JOB")
+}
+
+# job_processes JOB_ID: pids (one a line) of live processes whose environment has MUSTER_JOB_ID=JOB_ID.
+# Zombies are left out (they hold nothing and are gone when reaped).
+job_processes() {
+  local file pid state
+  # shellcheck disable=SC2013  # /proc/PID/environ paths have no spaces
+  for file in $(grep -lzxF -- "MUSTER_JOB_ID=$1" /proc/[0-9]*/environ 2>/dev/null); do
+    pid=${file#/proc/}
+    pid=${pid%/environ}
+    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || continue
+    [[ $state == Z ]] || echo "$pid"
+  done
+}
+
+# no_job_processes JOB_ID: true when no process of the job is alive.
+no_job_processes() {
+  [[ -z $(job_processes "$1") ]]
+}
+
+# describe_job_processes JOB_ID: `ps` lines of the job's processes, for failure messages.
+describe_job_processes() {
+  local pids
+  pids=$(job_processes "$1" | paste -sd, -)
+  [[ -n $pids ]] && ps -o pid,ppid,pgid,stat,cmd -p "$pids" 2>/dev/null
+  return 0
+}
+
+# wait_until SECONDS CMD [ARG...]: polls CMD every 50 ms until it succeeds (0) or SECONDS pass (1).
+wait_until() {
+  local limit=$1
+  shift
+  local deadline
+  deadline=$(awk -v now="$EPOCHREALTIME" -v s="$limit" 'BEGIN { printf "%.6f", now + s }')
+  while true; do
+    "$@" && return 0
+    awk -v now="$EPOCHREALTIME" -v d="$deadline" 'BEGIN { exit !(now >= d) }' && return 1
+    sleep 0.05
+  done
+}
+
+# elapsed_since START: seconds (decimal) since START, an $EPOCHREALTIME value.
+elapsed_since() {
+  awk -v now="$EPOCHREALTIME" -v s="$1" 'BEGIN { printf "%.3f", now - s }'
+}
+
+# assert_faster SECONDS START WHAT: fails when more than SECONDS passed since START.
+assert_faster() {
+  local took
+  took=$(elapsed_since "$2")
+  awk -v t="$took" -v l="$1" 'BEGIN { exit !(t < l) }' || fail "$3: took ${took}s, expected < $1 s"
+}
+
+# start_bg OUTFILE ARG...: runs `muster ARG...` in the background with stdout+stderr in OUTFILE; sets BG_PID.
+start_bg() {
+  local out=$1
+  shift
+  "$MUSTER" "$@" >"$out" 2>&1 &
+  BG_PID=$!
+  BG_PIDS+=("$BG_PID")
+}
+
+# wait_bg PID SECONDS: waits for the background head to exit, at most SECONDS; sets BG_RC (or fails).
+wait_bg() {
+  local pid=$1
+  if ! wait_until "$2" head_exited "$pid"; then
+    fail "muster (pid $pid) still running after $2 s"
+  fi
+  local rc=0 left=() p
+  wait "$pid" || rc=$?
+  BG_RC=$rc  # read by the tests
+  export BG_RC
+  for p in "${BG_PIDS[@]}"; do [[ $p == "$pid" ]] || left+=("$p"); done
+  BG_PIDS=("${left[@]}")  # reaped: its pid may be reused, cleanup must not kill it
+}
+head_exited() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 0
+  [[ $state == Z ]]
+}
+
+# The manifest's field at a Python expression path, e.g. manifest_get muster-runs/J 'm["exit_code"]'.
+manifest_get() {
+  python3 - "$1/manifest.json" "$2" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"m": m}))
+EOF
+}
+
+cleanup_local_test() {
+  local rc=$? id pid
+  for pid in "${BG_PIDS[@]}"; do
+    kill -KILL $(pgrep -P "$pid" 2>/dev/null) "$pid" 2>/dev/null || true  # the head and its agent
+  done
+  for id in "${JOB_IDS[@]}"; do
+    for pid in $(job_processes "$id"); do
+      kill -KILL "$pid" 2>/dev/null || true
+    done
+  done
+  wait 2>/dev/null || true
+  cd / && rm -rf "$WORK"
+  if ((rc == 0)); then echo "PASS: $TEST_NAME"; fi
+  exit "$rc"
+}
+trap cleanup_local_test EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
