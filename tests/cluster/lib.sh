@@ -18,7 +18,7 @@ TEST_START=$EPOCHREALTIME
 if [[ ${MUSTER_TESTBED_SSH_INCLUDE:-1} == 1 ]]; then
   NODE_SSH=(ssh)
 else
-  NODE_SSH=(ssh -F "$("$TESTBED" ssh-config 2>/dev/null)")
+  NODE_SSH=(ssh -F "$("$TESTBED" ssh-config 2>/dev/null || true)")
 fi
 
 # Skips (exit 77) when this machine cannot run the testbed: not root, namespaces or `ip netns` unusable,
@@ -64,15 +64,18 @@ fail() {
   exit 1
 }
 
-# For a failure report: node states and the last sshd log lines of each node.
+# For a failure report: node states and the last sshd log lines of each node (without the routine ones:
+# sessions, and the readiness probes of `testbed up`).
+ROUTINE_SSHD_LOG='Accepted publickey|Server listening|kex_exchange_identification|Received disconnect'
+ROUTINE_SSHD_LOG+='|Disconnected from|Connection closed by [0-9.]+ port [0-9]+$'
 show_testbed_state() {
   "$TESTBED" status 2>&1 | sed 's/^/  /' || true
-  local dir log
-  dir=$(dirname "$(dirname "$("$TESTBED" ssh-config 2>/dev/null)")")
+  local dir log lines
+  dir=$(dirname "$(dirname "$("$TESTBED" ssh-config 2>/dev/null || true)")")
   for log in "$dir"/nodes/node*/run/testbed/sshd.log; do
     [[ -s $log ]] || continue
-    echo "  --- $log (last lines)"
-    grep -v 'Accepted publickey' "$log" | tail -n 5 | sed 's/^/  /'
+    lines=$(tr -d '\r' <"$log" | grep -Ev "$ROUTINE_SSHD_LOG" | tail -n 5 || true)
+    [[ -z $lines ]] || printf '  --- %s (last lines)\n  %s\n' "$log" "${lines//$'\n'/$'\n'  }"
   done
 }
 

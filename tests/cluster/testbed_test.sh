@@ -5,11 +5,14 @@
 # leaves nothing behind (with a leftovers check that is shown to detect leftovers).
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces).
 set -euo pipefail
+# Its own names and subnet, so it neither tears down nor talks to a developer's default testbed (mtb).
+export MUSTER_TESTBED_PREFIX=${MUSTER_TESTBED_PREFIX:-mtbt}
+export MUSTER_TESTBED_SUBNET=${MUSTER_TESTBED_SUBNET:-10.213.64.0/24}
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 require_root_and_namespaces
 
-readonly PREFIX=${MUSTER_TESTBED_PREFIX:-mtb}
+readonly PREFIX=$MUSTER_TESTBED_PREFIX
 QUICK=(-o ConnectTimeout=1)
 
 node_hostname() { "${NODE_SSH[@]}" "${QUICK[@]}" "$1" hostname; }
@@ -91,7 +94,8 @@ check_rate() {
     sleep 0.3
     local mbit
     mbit=$("$TESTBED" exec node4 iperf3 -c "$("$TESTBED" ip node3)" -t 1 -J |
-      /usr/bin/python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6))')
+      /usr/bin/python3 -c 'import json, sys
+print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))')
     step "node4 -> node3 at 50mbit: $mbit Mbit/s"
     ((mbit >= 25 && mbit <= 60)) || fail "rate 50mbit measured $mbit Mbit/s"
   fi
@@ -104,6 +108,11 @@ check_partition() {
   assert_fails "ssh to partitioned node5" "${NODE_SSH[@]}" "${QUICK[@]}" node5 true
   assert_contains "$("$TESTBED" status)" "partitioned" "status"
   assert_fails "node5 -> node1 while partitioned" "$TESTBED" exec node5 ping -c1 -W1 "$("$TESTBED" ip node1)"
+  local peer
+  for peer in head node2; do
+    assert_ok "node1 -> $peer while node5 is partitioned" \
+      "$TESTBED" exec node1 ping -c1 -W1 "$("$TESTBED" ip "$peer")"
+  done
   "$TESTBED" heal node5
   assert_eq node5 "$(node_hostname node5)" "ssh node5 after heal"
 }
@@ -116,6 +125,10 @@ check_kill_node() {
   assert_eq 255 "$rc" "exec on a dead node"
   assert_contains "$("$TESTBED" status | grep node6)" "dead" "status of node6"
   assert_eq node7 "$(node_hostname node7)" "ssh node7 after node6 died"
+  "$TESTBED" kill-node node8 --silent
+  local err
+  err=$("${NODE_SSH[@]}" "${QUICK[@]}" node8 true 2>&1) && fail "ssh to node8 after kill-node --silent worked"
+  assert_contains "$err" "timed out" "ssh to a silently killed node"
   "$TESTBED" up 8 2>/dev/null  # a dead node: up recreates the testbed
   assert_eq node6 "$(node_hostname node6)" "ssh node6 after up"
 }
