@@ -19,7 +19,5 @@ int not_built(const char* name, const char* tracking, const std::vector<std::str
 
 int run_doctor(const std::vector<std::string>& args) { return not_built("doctor", "doctor issue", args); }
 int run_sync(const std::vector<std::string>& args) { return not_built("sync", "sync issue", args); }
-int run_gen(const std::vector<std::string>& args) { return not_built("gen", "setup/gen issue", args); }
-int run_setup(const std::vector<std::string>& args) { return not_built("setup", "setup/gen issue", args); }
 
 }  // namespace muster::cli

@@ -66,6 +66,7 @@ const std::vector<Command>& all_commands() {
       {"version", "print muster's version", run_version},
       {"help", "describe the commands", run_help},
       {"agent", "internal: the per-node agent the head talks to", run_agent, true},
+      {"node", "internal: node-side operations of setup", run_node, true},
   };
   return table;
 }

@@ -14,5 +14,6 @@ int run_gen(const std::vector<std::string>& args);
 int run_setup(const std::vector<std::string>& args);
 int run_version(const std::vector<std::string>& args);
 int run_agent(const std::vector<std::string>& args);
+int run_node(const std::vector<std::string>& args);
 
 }  // namespace muster::cli

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include <fmt/core.h>
+#define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
 #include <xxhash.h>
 
 #include "transport/transport.h"

@@ -11,6 +11,8 @@ const std::string& bootstrap_script() {
 id=$1; size=$2; shift 2
 dir="${XDG_CACHE_HOME:-$HOME/.cache}/muster/$id"
 bin="$dir/muster"
+# A cached binary must hash to its build id (a truncated or damaged file is replaced, never run).
+if [ -x "$bin" ] && ! "$bin" agent --verify "$id" >/dev/null 2>&1; then rm -f "$bin"; fi
 if [ ! -x "$bin" ]; then
   mkdir -p "$dir"
   tmp="$dir/.upload.$$"

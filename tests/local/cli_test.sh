@@ -29,10 +29,16 @@ run_muster plan --nprc-per-node 2
 expect 2 "'muster plan --nprc-per-node 2'"
 assert_contains "$OUT" "did you mean '--nproc-per-node'" "'muster plan --nprc-per-node 2'"
 
-for cmd in doctor sync gen setup; do
+for cmd in doctor sync; do
   run_muster "$cmd"
   expect 3 "'muster $cmd'"
   assert_contains "$OUT" "not built yet" "'muster $cmd'"
+done
+
+# Built commands that need a subcommand or a kind say so: usage errors, exit 2.
+for cmd in gen setup; do
+  run_muster "$cmd"
+  expect 2 "'muster $cmd'"
 done
 
 run_muster help launch

@@ -102,5 +102,36 @@ TEST(SshCommand, RemoteCommandAsksForAnUploadAndStoresIt) {
   std::filesystem::remove_all(home);
 }
 
+// A cached binary that does not verify (here: one that fails `agent --verify`) is deleted and uploaded again.
+TEST(SshCommand, RemoteCommandReplacesACachedBinaryThatFailsVerification) {
+  char dir_template[] = "/tmp/muster-ssh-verify-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  std::string home = dir_template;
+  std::string bin_dir = home + "/.cache/muster/00000000000000aa";
+  std::filesystem::create_directories(bin_dir);
+  {
+    std::ofstream damaged(bin_dir + "/muster");
+    damaged << "#!/bin/sh\nexit 1\n";  // fails --verify, and would fail as an agent too
+  }
+  std::filesystem::permissions(bin_dir + "/muster", std::filesystem::perms::owner_all);
+  std::string payload = "#!/bin/sh\necho fresh \"$@\"\n";
+  SelfBinary binary{"/proc/self/exe", "00000000000000aa", payload.size()};
+  std::string input_file = home + "/input";
+  {
+    std::ofstream input(input_file, std::ios::binary);
+    input << payload;
+  }
+  std::string command = remote_agent_command(binary, {"--nonce", "n"});
+  FILE* pipe = popen(("env -u XDG_CACHE_HOME HOME=" + home + " sh -c " + shell_quote(command) + " < " + input_file)
+                         .c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[512] = {};
+  size_t n = fread(buffer, 1, sizeof buffer - 1, pipe);
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_EQ(std::string(buffer, n), "\nMUSTER-UPLOAD 00000000000000aa " + std::to_string(payload.size()) +
+                                        "\nfresh agent --nonce n\n");
+  std::filesystem::remove_all(home);
+}
+
 }  // namespace
 }  // namespace muster::transport

@@ -1,0 +1,36 @@
+// `muster node <op>`: hidden; what `muster setup` runs on every node (see setup/node_ops.h).
+#include <fmt/core.h>
+
+#include "cli/exit_codes.h"
+#include "cli/parse.h"
+#include "cli/subcommands.h"
+#include "setup/node_ops.h"
+
+namespace muster::cli {
+
+int run_node(const std::vector<std::string>& args) {
+  auto app = make_app("node", "Internal: node-side operations of `muster setup`.");
+  app->require_subcommand(1);
+  setup::NodeOpOptions options;
+  auto add_common = [&](CLI::App* op) {
+    op->add_flag("--dry-run", options.dry_run);
+    op->add_option("--file", options.file);
+    op->add_option("--mode", options.file_mode, "octal file mode, e.g. 0600")->transform([](std::string text) {
+      return std::to_string(std::stoi(text, nullptr, 8));
+    });
+    op->add_option("lines", options.lines);
+  };
+  auto* hosts = app->add_subcommand("hosts-block", "set the managed block of /etc/hosts");
+  add_common(hosts);
+  hosts->add_flag("--fix-loopback", options.fix_loopback);
+  auto* lines = app->add_subcommand("add-lines", "append missing lines to a file");
+  add_common(lines);
+  auto* identity = app->add_subcommand("ssh-identity", "print (or create) the user's ssh public key");
+  add_common(identity);
+  if (auto code = parse_command_line(*app, args)) return *code;
+  if (hosts->parsed()) return setup::hosts_block_op(options);
+  if (lines->parsed()) return setup::add_lines_op(options);
+  return setup::ssh_identity_op(options);
+}
+
+}  // namespace muster::cli

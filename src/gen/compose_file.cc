@@ -1,0 +1,88 @@
+#include "gen/compose_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "gen/container_checks.h"
+#include "gen/plan_queries.h"
+#include "gen/provenance.h"
+#include "gen/shm_size.h"
+#include "gen/torchrun_command.h"
+#include "gen/yaml_text.h"
+
+namespace muster::gen {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr long kStackBytes = 64L * 1024 * 1024;
+
+Result<void> check_service_name(const std::string& name) {
+  bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+  });
+  if (ok && std::isalnum(static_cast<unsigned char>(name.front()))) return {};
+  return make_error(
+      ErrorKind::usage,
+      "compose: --job-name '{}' names the service: lowercase letters, digits, '._-', starting with a "
+      "letter or digit",
+      one_line(name));
+}
+
+Json gpu_reservation(const cluster::NodePlan& node) {
+  Json device = {{"driver", "nvidia"}};
+  if (uses_first_devices(node)) {
+    device["count"] = node.ranks.size();
+  } else {
+    Json ids = Json::array();
+    for (int id : node_devices(node)) ids.push_back(std::to_string(id));
+    device["device_ids"] = ids;
+  }
+  device["capabilities"] = Json::array({"gpu"});
+  return {{"resources", {{"reservations", {{"devices", Json::array({device})}}}}}};
+}
+
+Json service(const cluster::RankPlan& plan, const cluster::NodePlan& node, const GenOptions& options,
+             const ShmSize& shm) {
+  const ContainerOptions& container = options.container;
+  Json svc = {{"image", escape_dollars(container.image)},
+              {"network_mode", "host"},
+              {"ipc", "host"},
+              {"shm_size", shm.compose()}};
+  svc["ulimits"] = {{"memlock", -1}, {"stack", kStackBytes}};
+  if (!container.workdir.empty()) svc["working_dir"] = escape_dollars(container.workdir);
+  if (!container.volumes.empty()) svc["volumes"] = escape_dollars(container.volumes);
+  TorchrunValues values{.nnodes = std::to_string(plan.nodes.size()),
+                        .node_rank = std::to_string(node.node_rank),
+                        .master_addr = master_address(plan, options),
+                        .master_port = std::to_string(options.master_port),
+                        .nproc_per_node = std::to_string(node.ranks.size())};
+  svc["command"] = escape_dollars(torchrun_command(values, options.command));
+  svc["deploy"] = gpu_reservation(node);
+  return svc;
+}
+
+}  // namespace
+
+Result<std::vector<GeneratedFile>> render_compose_files(const cluster::RankPlan& plan,
+                                                        const GenOptions& options) {
+  if (auto valid = check_container_options(options, "compose"); !valid) return valid.error();
+  if (auto valid = check_service_name(options.job_name); !valid) return valid.error();
+  auto shm = parse_shm_size(options.container.shm_size);
+  if (!shm) return shm.error();
+  std::vector<GeneratedFile> files;
+  for (const auto& node : plan.nodes) {
+    std::string name = node_file_name(plan, node, ".compose.yaml");
+    std::string text = generated_comment(options);
+    text += fmt::format("# node {} of {} ({}): on {} run\n#   docker compose -f {} up\n", node.node_rank,
+                        plan.nodes.size(), node.host.destination(), node.host.name, name);
+    Json document = {{"services", {{options.job_name, service(plan, node, options, *shm)}}}};
+    text += to_yaml(document);
+    files.push_back({.name = name, .text = text, .node_rank = node.node_rank});
+  }
+  return files;
+}
+
+}  // namespace muster::gen

@@ -1,0 +1,127 @@
+#include "setup/node_ops.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "posix/process.h"
+#include "posix/socket.h"
+#include "setup/file_edits.h"
+
+namespace muster::setup {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+bool write_in_place(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+// Writes `updated` over `path` after backing up `current`; prints the result line.
+int commit(const NodeOpOptions& options, const std::string& current, const std::string& updated, bool existed) {
+  if (updated == current && existed) {
+    fmt::print("unchanged\n");
+    return 0;
+  }
+  if (options.dry_run) {
+    fmt::print("would-change\n");
+    return 0;
+  }
+  if (existed && !write_in_place(options.file + ".muster-backup", current)) {
+    fmt::print(stderr, "cannot write the backup {}.muster-backup\n", options.file);
+    return 1;
+  }
+  if (!write_in_place(options.file, updated)) {
+    fmt::print(stderr, "cannot write {}\n", options.file);
+    return 1;
+  }
+  std::error_code ignored;
+  if (options.file_mode != 0) fs::permissions(options.file, static_cast<fs::perms>(options.file_mode), ignored);
+  fmt::print("changed\n");
+  return 0;
+}
+
+std::string home() {
+  const char* value = std::getenv("HOME");
+  return value ? value : "/";
+}
+
+}  // namespace
+
+int hosts_block_op(const NodeOpOptions& options) {
+  std::string current;
+  if (!read_file(options.file, current)) {
+    fmt::print(stderr, "cannot read {}\n", options.file);
+    return 1;
+  }
+  auto own = posix::hostname();
+  std::string name = own ? *own : "";
+  std::string updated = apply_hosts_block(current, options.lines, options.fix_loopback, name);
+  if (has_loopback_self_mapping(updated, name)) fmt::print("loopback-trap {}\n", name);
+  return commit(options, current, updated, true);
+}
+
+int add_lines_op(const NodeOpOptions& options) {
+  std::string current;
+  bool existed = read_file(options.file, current);
+  if (!existed && !options.dry_run) {
+    std::error_code error;
+    fs::path dir = fs::path(options.file).parent_path();
+    if (!dir.empty() && !fs::exists(dir)) {
+      fs::create_directories(dir, error);
+      fs::permissions(dir, fs::perms::owner_all, error);
+    }
+  }
+  return commit(options, current, add_missing_lines(current, options.lines), existed);
+}
+
+int ssh_identity_op(const NodeOpOptions& options) {
+  std::string ssh_dir = home() + "/.ssh";
+  for (const char* name : {"id_ed25519", "id_ecdsa", "id_rsa"}) {
+    std::string key;
+    if (read_file(ssh_dir + "/" + name + ".pub", key) && fs::exists(ssh_dir + "/" + name)) {
+      fmt::print("key {}\n", key.substr(0, key.find('\n')));
+      return 0;
+    }
+  }
+  if (options.dry_run) {
+    fmt::print("would-create {}/id_ed25519\n", ssh_dir);
+    return 0;
+  }
+  std::error_code error;
+  fs::create_directories(ssh_dir, error);
+  fs::permissions(ssh_dir, fs::perms::owner_all, error);
+  auto own = posix::hostname();
+  posix::SpawnOptions keygen;
+  keygen.argv = {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "muster@" + (own ? *own : std::string("node")),
+                 "-f", ssh_dir + "/id_ed25519"};
+  auto process = posix::spawn(keygen);
+  if (!process) {
+    fmt::print(stderr, "{}\n", process.error().message);
+    return 1;
+  }
+  if (posix::shell_exit_code(process->wait()) != 0) {
+    fmt::print(stderr, "ssh-keygen failed\n");
+    return 1;
+  }
+  std::string key;
+  if (!read_file(ssh_dir + "/id_ed25519.pub", key)) return 1;
+  fmt::print("created\nkey {}\n", key.substr(0, key.find('\n')));
+  return 0;
+}
+
+}  // namespace muster::setup
