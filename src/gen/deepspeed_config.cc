@@ -132,7 +132,9 @@ Result<std::vector<GeneratedFile>> render_deepspeed_config(const cluster::RankPl
   config["zero_optimization"] = zero_block(ds, stage, hf_style);
   config["wall_clock_breakdown"] = false;
   return std::vector<GeneratedFile>{
-      {.name = "ds_config.json", .text = config.dump(2) + "\n", .node_rank = -1}};
+      {.name = "ds_config.json",
+       .text = config.dump(2, ' ', false, Json::error_handler_t::replace) + "\n",
+       .node_rank = -1}};
 }
 
 }  // namespace muster::gen

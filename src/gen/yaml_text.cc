@@ -18,10 +18,12 @@ bool is_plain_char(char c) {
   return is_alnum(c) || std::string_view("-_./:@+=%~").find(c) != std::string_view::npos;
 }
 
-bool has_control_char(std::string_view text) {
+// Control characters need escapes, and bytes beyond ASCII go through the JSON encoder too, which replaces
+// invalid UTF-8 (YAML readers refuse it) with U+FFFD.
+bool needs_double_quotes(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
     auto byte = static_cast<unsigned char>(c);
-    return byte < 0x20 || byte == 0x7f;
+    return byte < 0x20 || byte >= 0x7f;
   });
 }
 
@@ -40,7 +42,8 @@ std::string single_quoted(std::string_view text) {
 }
 
 std::string double_quoted(std::string_view text) {
-  return nlohmann::json(std::string(text)).dump();  // JSON strings are YAML double-quoted scalars
+  // JSON strings are YAML double-quoted scalars.
+  return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 template <typename Json>
@@ -107,7 +110,7 @@ bool yaml_resolves_to_non_string(std::string_view text) {
 }
 
 std::string yaml_scalar(std::string_view text) {
-  if (has_control_char(text)) return double_quoted(text);
+  if (needs_double_quotes(text)) return double_quoted(text);
   if (plain_shape(text) && !yaml_resolves_to_non_string(text)) return std::string(text);
   return single_quoted(text);
 }

@@ -17,7 +17,7 @@
 namespace muster::gen {
 
 // `text` as a YAML scalar: plain when safe; else single-quoted; double-quoted with escapes when it holds
-// control characters.
+// control characters or bytes beyond ASCII (invalid UTF-8 becomes U+FFFD).
 std::string yaml_scalar(std::string_view text);
 
 // True when `text` written plain would be read as something other than this string by a YAML 1.1 or 1.2

@@ -41,6 +41,7 @@ struct ChildPlan {
   std::array<int, 3> stdio{-1, -1, -1};  // parent fd that becomes child fd 0/1/2; -1: leave as is
   sigset_t mask{};
   bool new_group = false;
+  bool new_session = false;
   int death_signal = 0;
   pid_t parent = 0;
 };
@@ -94,7 +95,8 @@ ChildPlan make_plan(const SpawnOptions& options, int dev_null) {
   plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   plan.stdio = {options.stdin_fd >= 0 ? options.stdin_fd : dev_null, options.stdout_fd, options.stderr_fd};
   plan.mask = detail::original_signal_mask();
-  plan.new_group = options.new_process_group;
+  plan.new_group = options.new_process_group || options.new_session;
+  plan.new_session = options.new_session;
   plan.death_signal = options.parent_death_signal;
   plan.parent = ::getpid();
   return plan;
@@ -147,7 +149,11 @@ void close_other_fds_on_exec() {
     if (error_fd < 0) ::_exit(127);
   }
   reset_signals(plan.mask);
-  if (plan.new_group && ::setpgid(0, 0) != 0) fail(error_fd, Step::set_group, errno);
+  if (plan.new_session) {
+    if (::setsid() < 0) fail(error_fd, Step::set_group, errno);
+  } else if (plan.new_group && ::setpgid(0, 0) != 0) {
+    fail(error_fd, Step::set_group, errno);
+  }
   if (plan.death_signal != 0) {
     if (::prctl(PR_SET_PDEATHSIG, plan.death_signal) != 0) fail(error_fd, Step::set_death_signal, errno);
     if (::getppid() != plan.parent) {  // the parent died before prctl took effect: act as if after
@@ -251,12 +257,12 @@ Result<Process> spawn(const SpawnOptions& options) {
 
   error_pipe->write.reset();
   // Also set in the child; doing it here too means the group exists when spawn returns, whichever runs first.
-  if (options.new_process_group) ::setpgid(pid, pid);
+  if (options.new_process_group && !options.new_session) ::setpgid(pid, pid);
   if (auto failure = read_failure(error_pipe->read.get())) {
     reap_blocking(pid);
     return spawn_error(options, *failure);
   }
-  return Process(pid, options.new_process_group ? pid : 0);
+  return Process(pid, options.new_process_group || options.new_session ? pid : 0);
 }
 
 Process::Process(Process&& other) noexcept

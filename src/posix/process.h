@@ -37,6 +37,9 @@ struct SpawnOptions {
   int stderr_fd = -1;  // -1: inherit muster's
   // The child leads a new process group (pgid == pid), so signal() reaches everything it starts.
   bool new_process_group = true;
+  // The child leads a new session (setsid), hence also a new group. Besides detaching it from the terminal,
+  // this gives it its own scheduler autogroup: many concurrent ssh clients then share the CPU as pdsh's do.
+  bool new_session = false;
   // Delivered to the child when the *thread* that called spawn() exits (PR_SET_PDEATHSIG): call spawn
   // from the event-loop thread only. Checked against getppid() after setting it, so a parent that died
   // during spawn still takes the child down. 0: none. Lost across exec of a set-uid program.

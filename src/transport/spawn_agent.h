@@ -6,6 +6,8 @@
 
 namespace muster::transport {
 
-Result<AgentProcess> spawn_with_pipes(const std::vector<std::string>& argv, int parent_death_signal);
+// `new_session`: setsid instead of a new process group (ssh clients: see SpawnOptions::new_session).
+Result<AgentProcess> spawn_with_pipes(const std::vector<std::string>& argv, int parent_death_signal,
+                                     bool new_session = false);
 
 }  // namespace muster::transport

@@ -31,7 +31,7 @@ class SshTransport final : public Transport {
   Result<AgentProcess> start(const AgentTarget& target) override {
     auto argv = ssh_argv(options_, target.destination, remote_agent_command(binary_, target.agent_args));
     // SIGTERM (not KILL): a dying head takes its ssh clients along, and they close their sessions cleanly.
-    return spawn_with_pipes(argv, SIGTERM);
+    return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "gen/compose_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "util/version.h"

@@ -137,6 +137,14 @@ TEST(DeepSpeedConfig, StageZeroAndPrecisionChoices) {
   EXPECT_EQ(config["fp16"]["enabled"], false);
 }
 
+TEST(DeepSpeedConfig, InvalidUtf8InTheCommandLineIsReplacedNotThrown) {
+  GenOptions options;
+  options.command_line = "muster gen deepspeed --nvme-path /\xff";
+  auto config = nlohmann::json::parse(render_ok(kTwoNodes, options));
+  EXPECT_TRUE(config["_generated_by"].get<std::string>().ends_with(" /\xef\xbf\xbd"))
+      << config["_generated_by"];
+}
+
 TEST(DeepSpeedConfig, SettingsThatContradictTheStageAreUsageErrors) {
   GenOptions options;
   options.deepspeed.zero_stage = 2;

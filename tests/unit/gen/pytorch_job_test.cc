@@ -1,5 +1,6 @@
 #include "gen/pytorch_job.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "util/version.h"

@@ -53,6 +53,14 @@ TEST(YamlScalar, ControlCharactersAreDoubleQuotedWithEscapes) {
   EXPECT_EQ(yaml_scalar("tab\there \"q\""), "\"tab\\there \\\"q\\\"\"");
 }
 
+TEST(YamlScalar, BeyondAsciiIsDoubleQuotedAndInvalidUtf8Replaced) {
+  EXPECT_EQ(yaml_scalar("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+  EXPECT_EQ(yaml_scalar("a\xff"
+                        "b"),
+            "\"a\xef\xbf\xbd"
+            "b\"");
+}
+
 TEST(ToYaml, SortedJsonKeepsSafeDumpOrderAndIndentsNestedMaps) {
   nlohmann::json document = {{"zeta", 1},
                              {"alpha", "no"},
