@@ -9,6 +9,9 @@
 
 CLUSTER_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TESTBED=$CLUSTER_TEST_DIR/testbed
+# The checkout (sources, examples, build) is on every node at the same path, like an NFS home, wherever it
+# was cloned — also under /tmp or /root, which are node-private.
+export MUSTER_TESTBED_SHARE=${MUSTER_TESTBED_SHARE:-$(cd "$CLUSTER_TEST_DIR/../.." && pwd)}
 TEST_NAME=$(basename "${0%.sh}")
 TEST_START=$EPOCHREALTIME
 

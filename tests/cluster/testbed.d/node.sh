@@ -26,17 +26,35 @@ any_testbed_running() { [[ -n $(node_init_cmdlines) ]]; }
 
 # PID-1 of a node: runs in the node's fresh namespaces; makes the private mounts, sets the hostname, starts
 # sshd, then only reaps orphans (bash reaps any child on SIGCHLD) until it is killed.
+readonly NODE_MOUNTS="data:/data run:/run shm:/dev/shm etc/hosts:/etc/hosts etc/hostname:/etc/hostname root:/root tmp:/tmp"
+
 node_init() {
   local name=$1 dir=$2 spec
-  for spec in data:/data run:/run shm:/dev/shm etc/hosts:/etc/hosts etc/hostname:/etc/hostname \
-    root:/root tmp:/tmp; do  # /tmp last: it may hide $dir itself
-    mount --bind "$dir/${spec%%:*}" "${spec#*:}"
+  share_paths "$dir"
+  for spec in $NODE_MOUNTS; do  # /tmp last: it may hide $dir itself
+    mount --rbind "$dir/${spec%%:*}" "${spec#*:}"
   done
   echo "$name" >/proc/sys/kernel/hostname
   /usr/sbin/sshd -D -f /run/testbed/sshd_config -E /run/testbed/sshd.log </dev/null &
   sleep infinity &
   trap 'exit 0' TERM
   while :; do wait || true; done
+}
+
+# Shared paths (MUSTER_TESTBED_SHARE at `up`, listed in $dir/shares) stay visible at the same path inside the
+# node although a private mount (/tmp, /root, /data, /run) covers them — like an NFS share mounted at an
+# identical path on every node. Each is bound into the private tree before that tree is mounted (rbind).
+share_paths() {
+  local dir=$1 share spec target
+  [[ -f $dir/shares ]] || return 0
+  while IFS= read -r share; do
+    [[ -d $share ]] || continue
+    for spec in $NODE_MOUNTS; do
+      [[ $share == "${spec#*:}"/* ]] || continue
+      target=$dir/${spec%%:*}/${share#"${spec#*:}"/}
+      mkdir -p "$target" && mount --bind "$share" "$target"
+    done
+  done <"$dir/shares"
 }
 
 # Writes node K's private filesystem tree and sshd config under its node dir (NODE_IPS set).
@@ -50,6 +68,7 @@ prepare_node_dir() {
   echo "node$k" >"$dir/etc/hostname"
   write_etc_hosts "$2" >"$dir/etc/hosts"
   write_sshd_config "$k" >"$dir/run/testbed/sshd_config"
+  tr ':' '\n' <<<"${MUSTER_TESTBED_SHARE:-}" | sed '/^$/d' >"$dir/shares"
 }
 
 # One background job per node: creating directories is slow on some filesystems, waits overlap.
