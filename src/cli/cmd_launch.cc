@@ -8,6 +8,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/host_options.h"
+#include "cli/node_pool.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
 #include "cluster/rank_plan.h"
@@ -81,12 +82,6 @@ Result<std::string> read_file(const std::string& path) {
   return text.str();
 }
 
-bool all_local(const cluster::RankPlan& plan) {
-  return std::all_of(plan.nodes.begin(), plan.nodes.end(), [](const cluster::NodePlan& node) {
-    return node.host.user.empty() && (node.host.name == "localhost" || node.host.name == "127.0.0.1");
-  });
-}
-
 Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& options) {
   auto nodes = resolve_hosts(flags.hosts);
   if (!nodes) return nodes.error();
@@ -94,7 +89,7 @@ Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& optio
   options.devices_filtered = !flags.hosts.selection.include.empty() || !flags.hosts.selection.exclude.empty();
   options.transport = flags.transport == "local" ? head::TransportKind::local
                       : flags.transport == "ssh" ? head::TransportKind::ssh
-                      : all_local(options.plan)  ? head::TransportKind::local
+                      : all_local(*nodes)        ? head::TransportKind::local
                                                  : head::TransportKind::ssh;
   for (const auto& text : posix::current_environment()) {
     auto eq = text.find('=');

@@ -9,11 +9,13 @@
 
 #include "cli/exit_codes.h"
 #include "cli/host_options.h"
+#include "cli/node_pool.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
 #include "cluster/rank_plan.h"
 #include "head/agent_pool.h"
 #include "head/node_runs.h"
+#include "head/ssh_matrix.h"
 #include "posix/signals.h"
 
 namespace muster::cli {
@@ -22,11 +24,9 @@ namespace {
 constexpr int kStepTimeoutMs = 60'000;
 
 struct SetupFlags {
-  HostOptions hosts;
+  PoolFlags pool;
   bool dry_run = false;
   bool fix_loopback = false;
-  int connect_timeout_s = 10;
-  std::string ssh_config;
 };
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -42,24 +42,6 @@ std::string first_word(const std::string& line) { return line.substr(0, line.fin
 std::string after_first_word(const std::string& line) {
   auto space = line.find(' ');
   return space == std::string::npos ? "" : line.substr(space + 1);
-}
-
-// Connects to every selected node over ssh.
-Result<std::unique_ptr<head::AgentPool>> connect(const SetupFlags& flags, std::vector<std::string>& names) {
-  auto nodes = resolve_hosts(flags.hosts);
-  if (!nodes) return nodes.error();
-  std::vector<head::PoolNode> pool_nodes;
-  for (const auto& node : *nodes) {
-    pool_nodes.push_back({node.host.name, node.host.destination()});
-    names.push_back(node.host.name);
-  }
-  head::PoolOptions options;
-  options.ssh.connect_timeout_s = flags.connect_timeout_s;
-  options.ssh.config_file = flags.ssh_config;
-  auto pool = head::AgentPool::create(std::move(pool_nodes), options);
-  if (!pool) return pool.error();
-  if (auto connected = (*pool)->connect(); !connected) return connected.error();
-  return pool;
 }
 
 // Fails with the first node whose step did not succeed, naming it and quoting its stderr.
@@ -86,29 +68,6 @@ void print_results(const std::vector<head::NodeRun>& runs, const std::vector<std
     auto lines = lines_of(runs[i].out);
     fmt::print("  {:<20} {}: {}\n", names[i], what, lines.empty() ? "?" : lines.back());
   }
-}
-
-// Every node tries `ssh -o BatchMode=yes <other> true` to every other node; returns the failed pairs.
-Result<std::vector<std::string>> ssh_matrix(head::AgentPool& pool, const std::vector<std::string>& names) {
-  const std::string script =
-      "for h; do if ssh -o BatchMode=yes -o ConnectTimeout=5 \"$h\" true </dev/null >/dev/null 2>&1; "
-      "then echo \"ok $h\"; else echo \"fail $h\"; fi; done";
-  auto runs = head::run_on_nodes(pool, [&](size_t node) {
-    std::vector<std::string> argv = {"sh", "-c", script, "sh"};
-    for (size_t j = 0; j < names.size(); ++j) {
-      if (j != node) argv.push_back(names[j]);
-    }
-    return head::NodeCommand{argv, {}};
-  }, kStepTimeoutMs);
-  if (!runs) return runs.error();
-  if (auto ok = check_runs(*runs, names, "the ssh check"); !ok) return ok.error();
-  std::vector<std::string> failed;
-  for (size_t i = 0; i < runs->size(); ++i) {
-    for (const auto& line : lines_of((*runs)[i].out)) {
-      if (first_word(line) == "fail") failed.push_back(names[i] + " -> " + after_first_word(line));
-    }
-  }
-  return failed;
 }
 
 Result<void> setup_ssh(head::AgentPool& pool, const std::vector<std::string>& names, bool dry_run) {
@@ -146,11 +105,11 @@ Result<void> setup_ssh(head::AgentPool& pool, const std::vector<std::string>& na
   if (auto ok = check_runs(*authorized, names, "updating authorized_keys"); !ok) return ok.error();
   print_results(*authorized, names, "authorized_keys");
   if (dry_run) return {};
-  auto failed = ssh_matrix(pool, names);
+  auto failed = head::failed_ssh_pairs(pool, names);
   if (!failed) return failed.error();
   if (!failed->empty()) {
     std::string pairs;
-    for (const auto& pair : *failed) pairs += "\n  " + pair;
+    for (const auto& pair : *failed) pairs += fmt::format("\n  {} -> {}", names[pair.from], names[pair.to]);
     return make_error(ErrorKind::remote, "ssh still fails between {} pairs of nodes:{}", failed->size(), pairs);
   }
   fmt::print("ssh works between all {} ordered pairs of {} nodes\n", names.size() * (names.size() - 1),
@@ -197,10 +156,9 @@ int run_setup(const std::vector<std::string>& args) {
   SetupFlags flags;
   for (auto* sub : {app->add_subcommand("ssh", "make `ssh nodeJ` work from every node I without a password"),
                     app->add_subcommand("hosts", "a managed block in /etc/hosts on every node naming every node")}) {
-    add_host_options(*sub, flags.hosts);
+    add_host_options(*sub, flags.pool.hosts);
+    add_pool_flags(*sub, flags.pool);
     sub->add_flag("--dry-run", flags.dry_run, "show what would change, change nothing");
-    sub->add_option("--connect-timeout", flags.connect_timeout_s, "seconds to reach a node");
-    sub->add_option("--ssh-config", flags.ssh_config, "ssh -F FILE instead of ~/.ssh/config");
     if (sub->get_name() == "hosts") {
       sub->add_flag("--fix-loopback", flags.fix_loopback,
                     "also drop the node's own name from its 127.0.1.1 line (Debian's default)");
@@ -209,7 +167,7 @@ int run_setup(const std::vector<std::string>& args) {
   if (auto code = parse_command_line(*app, args)) return *code;
   posix::SignalBlock signals;
   std::vector<std::string> names;
-  auto pool = connect(flags, names);
+  auto pool = connect_pool(flags.pool, names);
   if (!pool) return report_error(pool.error());
   auto done = app->got_subcommand("ssh") ? setup_ssh(**pool, names, flags.dry_run)
                                          : setup_hosts(**pool, names, flags.dry_run, flags.fix_loopback);

@@ -1,0 +1,37 @@
+#include "cli/node_pool.h"
+
+#include <algorithm>
+
+namespace muster::cli {
+
+void add_pool_flags(CLI::App& app, PoolFlags& flags) {
+  app.add_option("--connect-timeout", flags.connect_timeout_s, "seconds to reach a node")->group("ssh")
+      ->check(CLI::Range(1, 600));
+  app.add_option("--ssh-config", flags.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->group("ssh");
+}
+
+bool all_local(const std::vector<cluster::NodeSlots>& nodes) {
+  return std::all_of(nodes.begin(), nodes.end(), [](const cluster::NodeSlots& node) {
+    return node.host.user.empty() && (node.host.name == "localhost" || node.host.name == "127.0.0.1");
+  });
+}
+
+Result<std::unique_ptr<head::AgentPool>> connect_pool(const PoolFlags& flags, std::vector<std::string>& names) {
+  auto nodes = resolve_hosts(flags.hosts);
+  if (!nodes) return nodes.error();
+  std::vector<head::PoolNode> pool_nodes;
+  for (const auto& node : *nodes) {
+    pool_nodes.push_back({node.host.name, node.host.destination()});
+    names.push_back(node.host.name);
+  }
+  head::PoolOptions options;
+  options.transport = all_local(*nodes) ? head::TransportKind::local : head::TransportKind::ssh;
+  options.ssh.connect_timeout_s = flags.connect_timeout_s;
+  options.ssh.config_file = flags.ssh_config;
+  auto pool = head::AgentPool::create(std::move(pool_nodes), options);
+  if (!pool) return pool.error();
+  if (auto connected = (*pool)->connect(); !connected) return connected.error();
+  return pool;
+}
+
+}  // namespace muster::cli
