@@ -123,6 +123,7 @@ Result<void> AgentPool::connect() {
     if (all_ready) return {};
     auto signals = wait_round(250, &ignore);
     if (!signals) return signals.error();
+    heartbeats(posix::monotonic_ms(), ignore);  // agents already up must not think the head is gone
     if (!signals->empty()) {
       return make_error(ErrorKind::interrupted, "interrupted by {} while connecting", posix::signal_name(signals->front()));
     }
