@@ -1,15 +1,17 @@
-// `muster node <op>`: hidden; what `muster setup` runs on every node (see setup/node_ops.h).
+// `muster node <op>`: hidden; what `muster setup` and `muster doctor` run on every node (see
+// setup/node_ops.h, doctor/gather.h).
 #include <fmt/core.h>
 
 #include "cli/exit_codes.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
+#include "doctor/gather.h"
 #include "setup/node_ops.h"
 
 namespace muster::cli {
 
 int run_node(const std::vector<std::string>& args) {
-  auto app = make_app("node", "Internal: node-side operations of `muster setup`.");
+  auto app = make_app("node", "Internal: node-side operations of `muster setup` and `muster doctor`.");
   app->require_subcommand(1);
   setup::NodeOpOptions options;
   auto add_common = [&](CLI::App* op) {
@@ -27,9 +29,19 @@ int run_node(const std::vector<std::string>& args) {
   add_common(lines);
   auto* identity = app->add_subcommand("ssh-identity", "print (or create) the user's ssh public key");
   add_common(identity);
+  doctor::GatherOptions gather;
+  auto* facts = app->add_subcommand("facts", "print what `muster doctor` knows about this node, as one JSON line");
+  facts->add_option("--python", gather.python, "the interpreter to probe")->capture_default_str();
+  facts->add_option("--path", gather.paths, "a directory to describe and hash (repeatable)");
+  facts->add_option("--resolve", gather.resolve, "a name to resolve on this node (repeatable)");
+  facts->add_flag("--import-torch", gather.import_torch, "import torch (device count, NCCL): slower");
   if (auto code = parse_command_line(*app, args)) return *code;
   if (hosts->parsed()) return setup::hosts_block_op(options);
   if (lines->parsed()) return setup::add_lines_op(options);
+  if (facts->parsed()) {
+    fmt::print("{}\n", nlohmann::json(doctor::gather(gather)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return 0;
+  }
   return setup::ssh_identity_op(options);
 }
 

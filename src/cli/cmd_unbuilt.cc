@@ -17,7 +17,6 @@ int not_built(const char* name, const char* tracking, const std::vector<std::str
 
 }  // namespace
 
-int run_doctor(const std::vector<std::string>& args) { return not_built("doctor", "doctor issue", args); }
 int run_sync(const std::vector<std::string>& args) { return not_built("sync", "sync issue", args); }
 
 }  // namespace muster::cli

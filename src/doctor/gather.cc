@@ -1,0 +1,168 @@
+#include "doctor/gather.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "doctor/command_runner.h"
+#include "doctor/filesystem_type.h"
+#include "doctor/nvidia_smi.h"
+#include "doctor/os_release.h"
+#include "doctor/python_probe.h"
+#include "posix/interfaces.h"
+#include "posix/socket.h"
+#include "posix/system_info.h"
+
+namespace muster::doctor {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* cuda_nvcc = "/usr/local/cuda/bin/nvcc";
+
+std::string read_small_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  return text.str();
+}
+
+// The first non-empty line of `text`, trimmed of trailing blanks.
+std::string first_line(const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    if (!line.empty()) return line;
+  }
+  return {};
+}
+
+std::string last_line(const std::string& text) {
+  std::string last;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find_first_not_of(" \r\t") != std::string::npos) last = line;
+  }
+  return last;
+}
+
+// Why a command did not give a usable answer, in one line.
+std::string failure(const CommandOutcome& outcome) {
+  if (!outcome.error.empty()) return outcome.error;
+  std::string said = first_line(outcome.err.empty() ? outcome.out : outcome.err);
+  std::string how = posix::describe(outcome.status);
+  return said.empty() ? how : said + " (" + how + ")";
+}
+
+void add_system(NodeFacts& facts) {
+  if (auto name = posix::hostname()) facts.hostname = *name;
+  OsRelease release = parse_os_release(read_small_file("/etc/os-release"));
+  facts.os_id = release.id;
+  facts.os_version = release.version_id;
+  facts.os_pretty = release.pretty_name;
+  if (auto kernel = posix::kernel_release()) facts.kernel = *kernel;
+  facts.cpus = posix::online_cpus();
+  facts.memory_bytes = posix::physical_memory_bytes();
+  if (auto shm = posix::filesystem_info("/dev/shm")) facts.shm_bytes = shm->total_bytes;
+  if (auto memlock = posix::memlock_limit()) facts.memlock_bytes = *memlock;
+}
+
+int64_t link_speed(const std::string& interface) {
+  std::string text = read_small_file("/sys/class/net/" + interface + "/speed");
+  try {
+    int64_t speed = std::stoll(text);
+    return speed > 0 ? speed : -1;
+  } catch (const std::exception&) {
+    return -1;  // virtual links refuse the read (EINVAL), some report garbage
+  }
+}
+
+void add_network(NodeFacts& facts, const GatherOptions& options) {
+  if (auto addresses = posix::interface_addresses()) {
+    for (const auto& address : *addresses) {
+      facts.interfaces.push_back({address.interface, address.address, address.family, address.up, address.loopback,
+                                  link_speed(address.interface)});
+    }
+  }
+  std::error_code error;
+  for (fs::directory_iterator it("/sys/class/infiniband", error), end; !error && it != end; it.increment(error)) {
+    facts.infiniband.push_back(it->path().filename().string());
+  }
+  std::sort(facts.infiniband.begin(), facts.infiniband.end());
+  for (const auto& name : options.resolve) {
+    auto addresses = posix::resolve_addresses(name);
+    facts.resolves[name] = addresses ? *addresses : std::vector<std::string>{};
+  }
+}
+
+PathFacts describe_path(const std::string& path, const TreeHashLimits& limits) {
+  PathFacts facts;
+  facts.path = path;
+  std::error_code error;
+  facts.exists = fs::exists(path, error);
+  if (!facts.exists) return facts;
+  if (auto info = posix::filesystem_info(path)) {
+    facts.fs_type = filesystem_type_name(info->type_magic);
+    facts.free_bytes = info->free_bytes;
+  }
+  TreeHash tree = hash_tree(path, limits);
+  facts.files = tree.files;
+  facts.content_hash = tree.hash;
+  facts.file_hashes = std::move(tree.file_hashes);
+  return facts;
+}
+
+void add_nvidia(NodeFacts& facts, const CommandOutcome& query, const CommandOutcome& header) {
+  if (!query.started) return;  // no nvidia-smi: a CPU node, not an error
+  facts.has_nvidia_smi = true;
+  if (!query.succeeded()) {
+    facts.nvidia_smi_error = failure(query);
+    return;
+  }
+  facts.gpus = parse_gpu_query(query.out);
+  if (header.succeeded()) facts.cuda_driver_version = parse_cuda_version(header.out);
+}
+
+void add_python(PythonFacts& python, const CommandOutcome& probe) {
+  if (!probe.succeeded()) {
+    python.error = probe.started && !probe.timed_out && !probe.err.empty()
+                       ? last_line(probe.err) + " (" + posix::describe(probe.status) + ")"
+                       : failure(probe);
+    return;
+  }
+  parse_python_probe(probe.out, python);
+}
+
+}  // namespace
+
+NodeFacts gather(const GatherOptions& options) {
+  NodeFacts facts;
+  std::vector<std::vector<std::string>> commands = {
+      {"nvidia-smi", "--query-gpu=" + std::string(gpu_query_fields), "--format=csv,noheader,nounits"},
+      {"nvidia-smi"},
+      {"nvcc", "--version"},
+      {options.python, "-c", python_probe_script(options.import_torch)},
+  };
+  std::vector<CommandOutcome> outcomes;
+  std::jthread probes([&] { outcomes = run_commands(commands, options.timeout_ms); });
+  add_system(facts);
+  add_network(facts, options);
+  for (const auto& path : options.paths) facts.paths.push_back(describe_path(path, options.tree_limits));
+  probes.join();
+
+  add_nvidia(facts, outcomes[0], outcomes[1]);
+  CommandOutcome nvcc = outcomes[2];
+  std::error_code error;
+  if (!nvcc.started && fs::exists(cuda_nvcc, error)) {
+    nvcc = run_commands({{cuda_nvcc, "--version"}}, options.timeout_ms).front();  // CUDA is often not in PATH
+  }
+  if (nvcc.succeeded()) facts.nvcc_version = parse_nvcc_release(nvcc.out);
+  facts.python.path = options.python;
+  add_python(facts.python, outcomes[3]);
+  facts.clock_unix_ms = posix::unix_time_ms();
+  return facts;
+}
+
+}  // namespace muster::doctor

@@ -1,0 +1,88 @@
+// What `muster doctor` knows about one node: gathered on the node by `muster node facts` (gather.h), sent to
+// the head as JSON (to_json/from_json), compared across nodes by the checks (checks.h). Plain data; every
+// field is optional in JSON (a node that cannot tell leaves it out), so older and newer muster interoperate.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace muster::doctor {
+
+struct Gpu {
+  int index = 0;
+  std::string name;        // "NVIDIA H100 80GB HBM3"
+  int64_t memory_mib = 0;  // total
+  std::string uuid;
+  std::string driver;      // driver version, as nvidia-smi reports it ("550.54.15")
+};
+
+struct PythonFacts {
+  std::string path;     // the interpreter the job will use (`--python`, default python3 in PATH)
+  std::string version;  // "3.11.2"
+  // Distribution versions by name: torch, deepspeed, accelerate, transformers, numpy, ... (absent: not there)
+  std::map<std::string, std::string> packages;
+  std::string torch_cuda;  // torch.version.cuda ("12.1"), empty for a CPU build
+  std::string torch_nccl;  // torch.cuda.nccl.version() joined with dots, empty when unavailable
+  int torch_cuda_devices = -1;  // torch.cuda.device_count(), -1 when torch is missing
+  std::string error;            // why the probe failed (interpreter missing, ...)
+};
+
+struct Interface {
+  std::string name;
+  std::string address;
+  int family = 4;
+  bool up = false;
+  bool loopback = false;
+  int64_t speed_mbps = -1;  // /sys/class/net/<if>/speed; -1 unknown (virtual links)
+};
+
+struct PathFacts {
+  std::string path;
+  bool exists = false;
+  std::string fs_type;      // from statfs: "ext4", "nfs", "tmpfs", ...
+  int64_t free_bytes = -1;
+  int64_t files = 0;        // regular files under it (bounded walk)
+  std::string content_hash;  // XXH3 over sorted (relative path, size, content) of regular files; empty if too big
+  std::map<std::string, std::string> file_hashes;  // relative path -> hash, for naming differing files (bounded)
+};
+
+struct NodeFacts {
+  std::string hostname;
+  std::string os_id, os_version, os_pretty;  // /etc/os-release
+  std::string kernel;                        // uname -r
+  int cpus = 0;
+  int64_t memory_bytes = 0;
+  std::vector<Gpu> gpus;
+  std::string cuda_driver_version;  // "CUDA Version" of nvidia-smi's header, e.g. "12.4"
+  std::string nvidia_smi_error;     // empty when nvidia-smi ran (or is simply absent: see has_nvidia_smi)
+  bool has_nvidia_smi = false;
+  std::string nvcc_version;         // empty when nvcc is absent
+  PythonFacts python;
+  std::vector<Interface> interfaces;
+  std::vector<std::string> infiniband;  // /sys/class/infiniband entries (mlx5_0, ...)
+  int64_t shm_bytes = -1;               // /dev/shm size
+  int64_t memlock_bytes = -2;           // RLIMIT_MEMLOCK soft limit; -1 unlimited, -2 unknown
+  int64_t clock_unix_ms = 0;            // wall clock when gathered
+  std::map<std::string, std::vector<std::string>> resolves;  // node name -> addresses this node resolves it to
+  std::vector<PathFacts> paths;
+};
+
+// JSON with the field names as keys. from_json tolerates missing keys and nulls (the field keeps its default);
+// a key of the wrong type throws nlohmann::json::exception.
+void to_json(nlohmann::json& json, const Gpu& gpu);
+void from_json(const nlohmann::json& json, Gpu& gpu);
+void to_json(nlohmann::json& json, const PythonFacts& python);
+void from_json(const nlohmann::json& json, PythonFacts& python);
+void to_json(nlohmann::json& json, const Interface& interface);
+void from_json(const nlohmann::json& json, Interface& interface);
+void to_json(nlohmann::json& json, const PathFacts& path);
+void from_json(const nlohmann::json& json, PathFacts& path);
+void to_json(nlohmann::json& json, const NodeFacts& facts);
+void from_json(const nlohmann::json& json, NodeFacts& facts);
+
+}  // namespace muster::doctor

@@ -1,0 +1,42 @@
+// Facts about this machine that `muster doctor` reports: kernel release, CPUs, memory, file systems,
+// resource limits, the wall clock and name resolution. Each call only reads; none keeps anything open.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace muster::posix {
+
+// uname(2)'s release field: "6.1.0-18-amd64".
+Result<std::string> kernel_release();
+
+// CPUs online now (sysconf), at least 1.
+int online_cpus();
+
+// Physical memory in bytes (sysconf: the kernel's MemTotal), 0 when unknown.
+int64_t physical_memory_bytes();
+
+struct FilesystemInfo {
+  uint64_t type_magic = 0;  // statfs f_type: 0xEF53 ext4, 0x6969 nfs, ... (see doctor/filesystem_type.h)
+  int64_t total_bytes = 0;
+  int64_t free_bytes = 0;  // available to an unprivileged user (f_bavail)
+};
+
+// statfs(2) of the file system holding `path`.
+Result<FilesystemInfo> filesystem_info(const std::string& path);
+
+// RLIMIT_MEMLOCK's soft limit in bytes; -1 when unlimited.
+Result<int64_t> memlock_limit();
+
+// The wall clock (CLOCK_REALTIME) in milliseconds since 1970. For reporting clock skew only; deadlines use
+// clock.h's monotonic_ms().
+int64_t unix_time_ms();
+
+// The addresses getaddrinfo(3) gives for `name` as numeric strings, IPv4 first, each once, otherwise in the
+// resolver's order. An error when the name does not resolve.
+Result<std::vector<std::string>> resolve_addresses(const std::string& name);
+
+}  // namespace muster::posix
