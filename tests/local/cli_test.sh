@@ -29,7 +29,7 @@ run_muster plan --nprc-per-node 2
 expect 2 "'muster plan --nprc-per-node 2'"
 assert_contains "$OUT" "did you mean '--nproc-per-node'" "'muster plan --nprc-per-node 2'"
 
-for cmd in doctor sync; do
+for cmd in sync; do
   run_muster "$cmd"
   expect 3 "'muster $cmd'"
   assert_contains "$OUT" "not built yet" "'muster $cmd'"
@@ -97,3 +97,12 @@ assert_contains "$OUT" "--bogus-flag" "'muster launch --bogus-flag -- true'"
 # The flag suggestion is one clean line, not CLI11's message plus a doubled "muster muster plan:".
 run_muster plan --nprc-per-node 2
 assert_not_contains "$OUT" "muster muster" "'muster plan --nprc-per-node 2'"
+
+# doctor on this machine alone: a report with a summary, JSON that parses, exit 0 (ok) or 1 (warnings)
+run_muster doctor --python /usr/bin/python3
+[[ $RC == 0 || $RC == 1 ]] || fail "'muster doctor' on localhost exited $RC: $OUT"
+assert_contains "$OUT" "checks passed" "'muster doctor'"
+run_muster doctor --python /usr/bin/python3 --json
+python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["findings"] and "summary" in d' "$OUT" ||
+  fail "'muster doctor --json' is not the documented JSON: $OUT"
+

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `muster doctor` on the simulated cluster: a healthy cluster passes every check (exit 0); then each injected
+# fault is named with its node and fix: two nodes with the same hostname, a node mapping its own name to
+# 127.0.1.1, ssh from node2 to node5 broken, a node with a different torch version (a fake torch earlier on
+# its PYTHONPATH), a code directory missing on one node and one file differing on another.
+set -euo pipefail
+export MUSTER_TESTBED_PREFIX=${MUSTER_TESTBED_PREFIX:-mtbd} MUSTER_TESTBED_SUBNET=${MUSTER_TESTBED_SUBNET:-10.213.112.0/24}
+export MUSTER_TESTBED_SSH_INCLUDE=0
+source "$(dirname "$0")/lib.sh"
+require_root_and_namespaces
+MUSTER=${MUSTER_BIN:?}
+nodes=6
+
+step "testbed up $nodes --mesh"
+"$TESTBED" up $nodes --mesh >/dev/null
+config=$("$TESTBED" ssh-config)
+# A code directory on every node's private /data, identical to start with.
+for ((k = 1; k <= nodes; k++)); do
+  "$TESTBED" exec "node$k" sh -c 'mkdir -p /data/code && printf "print(1)\n" >/data/code/train.py && printf "x\n" >/data/code/util.py'
+done
+doctor() { "$MUSTER" doctor --ssh-config "$config" -w "node[1-$nodes]" --python /usr/bin/python3 --path /data/code "$@" 2>&1; }
+
+step "healthy cluster"
+start=$EPOCHREALTIME
+rc=0; out=$(doctor) || rc=$?
+elapsed=$(python3 -c "print(round($EPOCHREALTIME - $start, 2))")
+assert_eq 0 "$rc" "exit code on a healthy cluster (output: $out)"
+assert_contains "$out" "0 errors, 0 warnings"
+assert_contains "$out" "ssh works between all $((nodes * (nodes - 1))) ordered pairs"
+assert_contains "$out" "export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0"
+step "healthy: ok in ${elapsed} s"
+
+step "inject faults"
+"$TESTBED" exec node4 hostname node3                                          # duplicate hostname
+"$TESTBED" exec node2 sh -c 'printf "127.0.1.1 node2\n" | cat - /etc/hosts >/tmp/h && cat /tmp/h >/etc/hosts'
+node2_key=$("$TESTBED" exec node2 cat /root/.ssh/id_ed25519.pub)
+"$TESTBED" exec node5 sh -c "grep -vF '${node2_key% *}' /root/.ssh/authorized_keys >/tmp/k; cat /tmp/k >/root/.ssh/authorized_keys"
+# A torch 9.9.9 earlier on node6's PYTHONPATH (bash reads ~/.bashrc for ssh commands, so the agent has it).
+"$TESTBED" exec node6 sh -c 'mkdir -p /data/fake/torch-9.9.9.dist-info &&
+  printf "Metadata-Version: 2.1\nName: torch\nVersion: 9.9.9\n" >/data/fake/torch-9.9.9.dist-info/METADATA &&
+  echo "export PYTHONPATH=/data/fake" >>/root/.bashrc'
+"$TESTBED" exec node3 rm -rf /data/code                                       # code dir missing
+"$TESTBED" exec node1 sh -c 'printf "print(2)\n" >/data/code/train.py'        # one file differs
+
+rc=0; out=$(doctor) || rc=$?
+assert_eq 2 "$rc" "exit code with errors (output: $out)"
+assert_contains "$out" 'node3, node4 all have the hostname "node3"' "duplicate hostname"
+assert_contains "$out" "node2 resolves its own name node2 to 127.0.1.1" "loopback trap"
+assert_contains "$out" "GLOO_SOCKET_IFNAME=eth0" "loopback fix"
+assert_contains "$out" '`ssh node5` from node2 fails' "broken ssh pair"
+[[ $(grep -c '`ssh .*` from .* fails' <<<"$out") == 1 ]] || fail "exactly one broken ssh pair expected: $out"
+assert_contains "$out" "9.9.9" "the odd torch version"
+grep -q 'node6.*9\.9\.9\|9\.9\.9.*node6' <<<"$out" || fail "the odd torch version is not attributed to node6: $out"
+assert_contains "$out" "/data/code" "code path finding"
+assert_contains "$out" "node3" "missing code dir names node3"
+assert_contains "$out" "train.py" "the differing file is named"
+step "faults named"
