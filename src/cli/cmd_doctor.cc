@@ -2,6 +2,8 @@
 // checks ssh between every ordered pair of nodes, compares the facts across nodes (doctor/checks.h) and
 // prints what to fix per node. Exit 0 all good, 1 warnings, 2 errors (see doctor/report.h).
 #include <filesystem>
+#include <optional>
+#include <random>
 
 #include <fmt/core.h>
 
@@ -81,6 +83,55 @@ void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, std
   }
 }
 
+// Which nodes see a file that node 0 writes into each path: one shared filesystem (NFS and the like), some
+// nodes sharing it, or node-local everywhere. The statfs type alone cannot tell a bind mount or a local disk
+// with identical contents from a share; this test can.
+void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& paths,
+                        const std::vector<std::string>& names, std::vector<doctor::Finding>& findings) {
+  std::random_device random;
+  std::string token = fmt::format(".muster-doctor-{:08x}{:08x}", random(), random());
+  const char* write = "for p; do [ -d \"$p\" ] && : >\"$p/$T\" 2>/dev/null && echo \"wrote $p\"; done; true";
+  const char* read = "for p; do [ -e \"$p/$T\" ] && echo \"seen $p\"; done; true";
+  const char* remove = "for p; do rm -f \"$p/$T\"; done";
+  auto on_node = [&](const char* script, std::optional<size_t> only) {
+    return head::run_on_nodes(pool, [&](size_t node) {
+      std::vector<std::string> argv = {"sh", "-c", script, "sh"};
+      if (!only || *only == node) argv.insert(argv.end(), paths.begin(), paths.end());
+      return head::NodeCommand{argv, {"T=" + token}};
+    }, kFactsTimeoutMs);
+  };
+  auto wrote = on_node(write, 0);
+  auto seen = on_node(read, std::nullopt);
+  (void)on_node(remove, 0);
+  if (!wrote || !seen) return;
+  for (const auto& path : paths) {
+    if ((*wrote)[0].out.find("wrote " + path + "\n") == std::string::npos) continue;  // missing or read-only
+    std::vector<std::string> sharing, local;
+    for (size_t node = 0; node < names.size(); ++node) {
+      bool sees = (*seen)[node].out.find("seen " + path + "\n") != std::string::npos;
+      (sees ? sharing : local).push_back(names[node]);
+    }
+    auto join = [](const std::vector<std::string>& list) {
+      std::string text;
+      for (const auto& item : list) text += (text.empty() ? "" : ", ") + item;
+      return text;
+    };
+    if (local.empty()) {
+      findings.push_back({doctor::Severity::ok, "shared-fs", "",
+                          fmt::format("{}: one shared filesystem (a file written on {} is seen on every node)", path,
+                                      names[0]), ""});
+    } else if (sharing.size() == 1) {
+      findings.push_back({doctor::Severity::ok, "shared-fs", "",
+                          fmt::format("{}: node-local on every node (no shared filesystem)", path),
+                          fmt::format("keep it identical everywhere: muster sync {}, or mount one share there", path)});
+    } else {
+      findings.push_back({doctor::Severity::warning, "shared-fs", "",
+                          fmt::format("{}: shared by {} but not by {}", path, join(sharing), join(local)),
+                          fmt::format("mount the same share at {} on {}", path, join(local))});
+    }
+  }
+}
+
 }  // namespace
 
 int run_doctor(const std::vector<std::string>& args) {
@@ -109,6 +160,7 @@ int run_doctor(const std::vector<std::string>& args) {
   auto facts = gather_facts(**pool, flags, names, findings, &failure);
   if (!failure.message.empty()) return report_error(failure);
   if (!flags.no_ssh_matrix && names.size() > 1) check_ssh(**pool, names, findings);
+  if (names.size() > 1) check_shared_paths(**pool, flags.paths, names, findings);
   (*pool)->shutdown(3000);
 
   doctor::CheckOptions options;

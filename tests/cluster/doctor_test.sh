@@ -10,6 +10,10 @@ source "$(dirname "$0")/lib.sh"
 require_root_and_namespaces
 MUSTER=${MUSTER_BIN:?}
 nodes=6
+# A directory bind-mounted at the same path into every node (an NFS share, as far as the nodes can tell).
+shared=$(mktemp -d /tmp/muster-doctor-shared.XXXXXX)
+add_cleanup "rm -rf '$shared'"
+export MUSTER_TESTBED_SHARE=$MUSTER_TESTBED_SHARE:$shared
 
 step "testbed up $nodes --mesh"
 "$TESTBED" up $nodes --mesh >/dev/null
@@ -19,6 +23,7 @@ for ((k = 1; k <= nodes; k++)); do
   "$TESTBED" exec "node$k" sh -c 'mkdir -p /data/code && printf "print(1)\n" >/data/code/train.py && printf "x\n" >/data/code/util.py'
 done
 doctor() { "$MUSTER" doctor --ssh-config "$config" -w "node[1-$nodes]" --python /usr/bin/python3 --path /data/code "$@" 2>&1; }
+printf 'print(1)\n' >"$shared/train.py"
 
 step "healthy cluster"
 start=$EPOCHREALTIME
@@ -28,6 +33,10 @@ assert_eq 0 "$rc" "exit code on a healthy cluster (output: $out)"
 assert_contains "$out" "0 errors, 0 warnings"
 assert_contains "$out" "ssh works between all $((nodes * (nodes - 1))) ordered pairs"
 assert_contains "$out" "export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0"
+out=$(doctor --path "$shared" --no-ssh-matrix) || fail "doctor with a shared path failed: $out"
+assert_contains "$out" "$shared: one shared filesystem" "the bind-mounted path is reported shared"
+assert_contains "$out" "/data/code: node-local on every node" "/data is reported node-local"
+[[ -z $(ls -A "$shared" | grep muster-doctor || true) ]] || fail "doctor left its token file in $shared"
 step "healthy: ok in ${elapsed} s"
 
 step "inject faults"
