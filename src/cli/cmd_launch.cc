@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "cli/exit_codes.h"
+#include "cli/diagnose.h"
 #include "cli/host_options.h"
 #include "cli/node_pool.h"
 #include "cli/parse.h"
@@ -14,7 +15,9 @@
 #include "cluster/rank_plan.h"
 #include "launch/launch_options.h"
 #include "launch/rank_env.h"
+#include "doctor/report.h"
 #include "posix/environment.h"
+#include "posix/signals.h"
 #include "posix/terminal.h"
 
 namespace muster::cli {
@@ -32,6 +35,7 @@ struct LaunchFlags {
   std::vector<std::string> ssh_options;
   std::string ssh_config;
   bool no_multiplex = false;
+  bool preflight = false;
 };
 
 void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& options) {
@@ -52,6 +56,9 @@ void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& 
       ->group("Environment");
   app.add_flag("--print-env", flags.print_env, "print each node's environment and exit (secrets redacted)")
       ->group("Environment");
+  app.add_flag("--preflight", flags.preflight,
+               "check the nodes first (the fast part of `muster doctor`: versions, names, code, interfaces, "
+               "GPUs); start nothing if that finds errors");
   app.add_option("--chdir", flags.chdir, "working directory of the workers (default: the current one)");
   app.add_option("--master-addr", options.master_addr, "MASTER_ADDR (default: the address node 0 was reached on)");
   app.add_option("--grace", flags.grace_s, "seconds between SIGTERM and SIGKILL when stopping ranks")
@@ -143,6 +150,43 @@ int print_env(const launch::LaunchOptions& options) {
   return kExitOk;
 }
 
+// The job's interpreter, for the doctor's package versions: the command itself when it is a python.
+std::string job_python(const std::vector<std::string>& command) {
+  std::string program = command.front().substr(command.front().rfind('/') + 1);
+  return program.rfind("python", 0) == 0 ? command.front() : "python3";
+}
+
+int run_preflight(const LaunchFlags& flags, const launch::LaunchOptions& options) {
+  posix::SignalBlock signals;
+  PoolFlags pool_flags{flags.hosts, flags.connect_timeout_s, flags.ssh_config};
+  std::vector<std::string> names;
+  auto pool = connect_pool(pool_flags, names);
+  if (!pool) return report_error(pool.error());
+  DiagnoseOptions diagnose_options;
+  diagnose_options.python = job_python(options.command);
+  diagnose_options.paths = {options.cwd};
+  diagnose_options.ssh_matrix = false;  // the job itself needs only head -> node ssh
+  diagnose_options.shared_fs = false;
+  bool even = std::all_of(options.plan.nodes.begin(), options.plan.nodes.end(), [&](const cluster::NodePlan& node) {
+    return node.ranks.size() == options.plan.nodes.front().ranks.size();
+  });
+  diagnose_options.slots_per_node = even ? static_cast<int>(options.plan.nodes.front().ranks.size()) : -1;
+  auto findings = diagnose(**pool, names, diagnose_options);
+  (*pool)->shutdown(3000);
+  if (!findings) return report_error(findings.error());
+  int verdict = doctor::exit_code(*findings);
+  if (verdict == 0) {
+    if (!options.quiet) fmt::print(stderr, "muster: preflight: {} checks passed\n", findings->size());
+    return kExitOk;
+  }
+  bool color = posix::is_terminal(2) && std::getenv("NO_COLOR") == nullptr;
+  fmt::print(stderr, "{}", doctor::format_report(*findings, names, color));
+  if (verdict == 1) return kExitOk;  // warnings: the job may still run
+  fmt::print(stderr, "muster launch: the preflight found errors; nothing was started (fix them, or run without "
+                     "--preflight)\n");
+  return kExitFailure;
+}
+
 }  // namespace
 
 int run_launch(const std::vector<std::string>& args) {
@@ -168,6 +212,9 @@ int run_launch(const std::vector<std::string>& args) {
   }
   if (auto filled = fill_options(flags, options); !filled) return report_error(filled.error());
   if (flags.print_env) return print_env(options);
+  if (flags.preflight) {
+    if (int code = run_preflight(flags, options); code != kExitOk) return code;
+  }
   auto code = launch::run_launch(options);
   if (!code) return report_error(code.error());
   return *code;

@@ -64,3 +64,13 @@ assert_contains "$out" "/data/code" "code path finding"
 assert_contains "$out" "node3" "missing code dir names node3"
 assert_contains "$out" "train.py" "the differing file is named"
 step "faults named"
+
+step "launch --preflight refuses to start on this cluster"
+run_dir=$(mktemp -d /tmp/muster-doctor-run.XXXXXX)
+add_cleanup "rm -rf '$run_dir'"
+rc=0; out=$("$MUSTER" launch --preflight --ssh-config "$config" -w "node[1-$nodes]" --run-dir "$run_dir/job" \
+  -- /usr/bin/python3 -c 'print("started")' 2>&1) || rc=$?
+assert_eq 1 "$rc" "launch --preflight exit code (output: $out)"
+assert_contains "$out" "preflight found errors; nothing was started"
+assert_contains "$out" "127.0.1.1" "the preflight report names the loopback trap"
+[[ ! -e $run_dir/job ]] || fail "launch --preflight started the job anyway"

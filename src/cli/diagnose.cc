@@ -1,0 +1,134 @@
+#include "cli/diagnose.h"
+
+#include <optional>
+#include <random>
+
+#include <fmt/core.h>
+
+#include "doctor/checks.h"
+#include "doctor/node_facts.h"
+#include "head/node_runs.h"
+#include "head/ssh_matrix.h"
+
+namespace muster::cli {
+namespace {
+
+constexpr int kFactsTimeoutMs = 30'000;
+
+head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<std::string>& names) {
+  std::vector<std::string> argv = {head::kNodeMuster, "node", "facts", "--python", flags.python};
+  for (const auto& path : flags.paths) argv.insert(argv.end(), {"--path", path});
+  for (const auto& name : names) argv.insert(argv.end(), {"--resolve", name});
+  if (flags.import_torch) argv.push_back("--import-torch");
+  return head::NodeCommand{argv, {}};
+}
+
+// Facts of every node; a node that could not report gets an error finding instead.
+std::vector<doctor::NodeFacts> gather_facts(head::AgentPool& pool, const DiagnoseOptions& flags,
+                                            const std::vector<std::string>& names,
+                                            std::vector<doctor::Finding>& findings, Error* failure) {
+  std::vector<doctor::NodeFacts> facts(names.size());
+  auto runs = head::run_on_nodes(pool, [&](size_t) { return facts_command(flags, names); }, kFactsTimeoutMs);
+  if (!runs) {
+    *failure = runs.error();
+    return facts;
+  }
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const auto& run = (*runs)[i];
+    try {
+      if (!run.ok()) throw std::runtime_error(run.error.empty() ? run.err : run.error);
+      facts[i] = nlohmann::json::parse(run.out).get<doctor::NodeFacts>();
+    } catch (const std::exception& e) {
+      findings.push_back({doctor::Severity::error, "facts", names[i],
+                          fmt::format("could not gather this node's facts: {}", e.what()),
+                          "check that the node runs a Linux with /proc and /sys"});
+    }
+  }
+  return facts;
+}
+
+void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, std::vector<doctor::Finding>& findings) {
+  auto failed = head::failed_ssh_pairs(pool, names);
+  if (!failed) {
+    findings.push_back({doctor::Severity::warning, "ssh", "", "could not check ssh between nodes: " + failed.error().message, ""});
+    return;
+  }
+  for (const auto& pair : *failed) {
+    findings.push_back({doctor::Severity::error, "ssh", names[pair.from],
+                        fmt::format("`ssh {}` from {} fails (BatchMode: no password prompts)", names[pair.to], names[pair.from]),
+                        "muster setup ssh (or add " + names[pair.from] + "'s public key to " + names[pair.to] +
+                            ":~/.ssh/authorized_keys)"});
+  }
+  if (failed->empty()) {
+    findings.push_back({doctor::Severity::ok, "ssh", "",
+                        fmt::format("ssh works between all {} ordered pairs of nodes", names.size() * (names.size() - 1)), ""});
+  }
+}
+
+// Which nodes see a file that node 0 writes into each path: one shared filesystem (NFS and the like), some
+// nodes sharing it, or node-local everywhere. The statfs type alone cannot tell a bind mount or a local disk
+// with identical contents from a share; this test can.
+void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& paths,
+                        const std::vector<std::string>& names, std::vector<doctor::Finding>& findings) {
+  std::random_device random;
+  std::string token = fmt::format(".muster-doctor-{:08x}{:08x}", random(), random());
+  const char* write = "for p; do [ -d \"$p\" ] && : >\"$p/$T\" 2>/dev/null && echo \"wrote $p\"; done; true";
+  const char* read = "for p; do [ -e \"$p/$T\" ] && echo \"seen $p\"; done; true";
+  const char* remove = "for p; do rm -f \"$p/$T\"; done";
+  auto on_node = [&](const char* script, std::optional<size_t> only) {
+    return head::run_on_nodes(pool, [&](size_t node) {
+      std::vector<std::string> argv = {"sh", "-c", script, "sh"};
+      if (!only || *only == node) argv.insert(argv.end(), paths.begin(), paths.end());
+      return head::NodeCommand{argv, {"T=" + token}};
+    }, kFactsTimeoutMs);
+  };
+  auto wrote = on_node(write, 0);
+  auto seen = on_node(read, std::nullopt);
+  (void)on_node(remove, 0);
+  if (!wrote || !seen) return;
+  for (const auto& path : paths) {
+    if ((*wrote)[0].out.find("wrote " + path + "\n") == std::string::npos) continue;  // missing or read-only
+    std::vector<std::string> sharing, local;
+    for (size_t node = 0; node < names.size(); ++node) {
+      bool sees = (*seen)[node].out.find("seen " + path + "\n") != std::string::npos;
+      (sees ? sharing : local).push_back(names[node]);
+    }
+    auto join = [](const std::vector<std::string>& list) {
+      std::string text;
+      for (const auto& item : list) text += (text.empty() ? "" : ", ") + item;
+      return text;
+    };
+    if (local.empty()) {
+      findings.push_back({doctor::Severity::ok, "shared-fs", "",
+                          fmt::format("{}: one shared filesystem (a file written on {} is seen on every node)", path,
+                                      names[0]), ""});
+    } else if (sharing.size() == 1) {
+      findings.push_back({doctor::Severity::ok, "shared-fs", "",
+                          fmt::format("{}: node-local on every node (no shared filesystem)", path),
+                          fmt::format("keep it identical everywhere: muster sync {}, or mount one share there", path)});
+    } else {
+      findings.push_back({doctor::Severity::warning, "shared-fs", "",
+                          fmt::format("{}: shared by {} but not by {}", path, join(sharing), join(local)),
+                          fmt::format("mount the same share at {} on {}", path, join(local))});
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::vector<std::string>& names,
+                                              const DiagnoseOptions& options) {
+  std::vector<doctor::Finding> findings;
+  Error failure;
+  auto facts = gather_facts(pool, options, names, findings, &failure);
+  if (!failure.message.empty()) return failure;
+  if (options.ssh_matrix && names.size() > 1) check_ssh(pool, names, findings);
+  if (options.shared_fs && names.size() > 1) check_shared_paths(pool, options.paths, names, findings);
+  doctor::CheckOptions checks;
+  checks.code_paths = options.paths;
+  checks.slots_per_node = options.slots_per_node;
+  for (auto& finding : doctor::run_checks(names, facts, checks)) findings.push_back(std::move(finding));
+  return findings;
+}
+
+}  // namespace muster::cli

@@ -1,0 +1,28 @@
+// The doctor's work on a connected pool, shared by `muster doctor` and `muster launch --preflight`: every
+// node's facts (`muster node facts`), optionally the N×N ssh check and the shared-filesystem test, then the
+// cross-node checks (doctor/checks.h). Printing is the caller's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "doctor/finding.h"
+#include "head/agent_pool.h"
+#include "util/result.h"
+
+namespace muster::cli {
+
+struct DiagnoseOptions {
+  std::string python = "python3";  // the job's interpreter
+  std::vector<std::string> paths;  // code/data directories that must be identical everywhere
+  bool ssh_matrix = true;          // node-to-node ssh, every ordered pair
+  bool shared_fs = true;           // which paths are one shared filesystem
+  bool import_torch = false;       // see doctor/python_probe.h
+  int slots_per_node = -1;
+};
+
+// Fails only when the facts could not be gathered at all (an interrupt); node problems are findings.
+Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::vector<std::string>& names,
+                                              const DiagnoseOptions& options);
+
+}  // namespace muster::cli
