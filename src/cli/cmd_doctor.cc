@@ -32,6 +32,10 @@ int run_doctor(const std::vector<std::string>& args) {
   app->add_flag("--import-torch", options.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");
   app->add_flag("--no-ssh-matrix", no_ssh_matrix, "skip the N×N node-to-node ssh check");
+  options.master_port = 29500;
+  app->add_option("--master-port", options.master_port,
+                  "check this port is free on the first node and reachable from all (0: skip)")
+      ->capture_default_str();
   if (auto code = parse_command_line(*app, args)) return *code;
   if (options.paths.empty()) options.paths.push_back(std::filesystem::current_path().string());
   options.ssh_matrix = !no_ssh_matrix;

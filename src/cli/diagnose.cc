@@ -114,6 +114,47 @@ void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& p
   }
 }
 
+// Node 0 listens on the port while every other node connects to the address the head reached node 0 on
+// (what launch uses as MASTER_ADDR): the port is free there and no firewall is in the way.
+void check_master_port(head::AgentPool& pool, const std::vector<std::string>& names, int port,
+                       std::vector<doctor::Finding>& findings) {
+  std::string address = pool.hello(0).ssh_addr.empty() ? "127.0.0.1" : pool.hello(0).ssh_addr;
+  auto runs = head::run_on_nodes(pool, [&](size_t node) {
+    std::vector<std::string> argv = {head::kNodeMuster, "node", "port", "--seconds", "8"};
+    if (node == 0) {
+      argv.insert(argv.end(), {"--listen", std::to_string(port), "--expect", std::to_string(names.size() - 1)});
+    } else {
+      argv.insert(argv.end(), {"--connect", address, "--port", std::to_string(port)});
+    }
+    return head::NodeCommand{argv, {}};
+  }, kFactsTimeoutMs);
+  if (!runs) return;
+  std::string master = (*runs)[0].out;
+  if (master.rfind("in-use ", 0) == 0) {
+    findings.push_back({doctor::Severity::error, "master-port", names[0],
+                        fmt::format("port {} is taken on {} (MASTER_ADDR's node): {}", port, names[0],
+                                    master.substr(7, master.find('\n') - 7)),
+                        fmt::format("stop what listens there (ss -ltnp 'sport = :{}'), or use another port "
+                                    "(muster launch picks a free one by itself)", port)});
+    return;
+  }
+  bool all = true;
+  for (size_t node = 1; node < runs->size(); ++node) {
+    const std::string& out = (*runs)[node].out;
+    if (out.rfind("reached", 0) == 0) continue;
+    all = false;
+    findings.push_back({doctor::Severity::error, "master-port", names[node],
+                        fmt::format("{} cannot reach {}:{} ({}): {}", names[node], address, port, names[0],
+                                    out.empty() ? (*runs)[node].error : out.substr(0, out.find('\n'))),
+                        fmt::format("allow TCP from the cluster's nodes to {} (a firewall?)", names[0])});
+  }
+  if (all) {
+    findings.push_back({doctor::Severity::ok, "master-port", "",
+                        fmt::format("port {} is free on {} and every node reaches {}:{}", port, names[0], address,
+                                    port), ""});
+  }
+}
+
 }  // namespace
 
 Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::vector<std::string>& names,
@@ -124,6 +165,7 @@ Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::
   if (!failure.message.empty()) return failure;
   if (options.ssh_matrix && names.size() > 1) check_ssh(pool, names, findings);
   if (options.shared_fs && names.size() > 1) check_shared_paths(pool, options.paths, names, findings);
+  if (options.master_port > 0 && names.size() > 1) check_master_port(pool, names, options.master_port, findings);
   doctor::CheckOptions checks;
   checks.code_paths = options.paths;
   checks.slots_per_node = options.slots_per_node;

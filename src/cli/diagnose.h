@@ -19,6 +19,7 @@ struct DiagnoseOptions {
   bool shared_fs = true;           // which paths are one shared filesystem
   bool import_torch = false;       // see doctor/python_probe.h
   int slots_per_node = -1;
+  int master_port = 0;  // check it is free on node 0 and reachable from every node; 0: skip
 };
 
 // Fails only when the facts could not be gathered at all (an interrupt); node problems are findings.

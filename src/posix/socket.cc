@@ -1,5 +1,11 @@
 #include "posix/socket.h"
 
+#include <algorithm>
+
+#include <chrono>
+
+#include <poll.h>
+
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -80,6 +86,73 @@ Result<std::string> hostname() {
     return make_error(ErrorKind::io, "cannot read the host name: {}", std::strerror(errno));
   }
   return std::string(name);
+}
+
+Result<int> listen_tcp(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 64) != 0) {
+    int error = errno;
+    ::close(fd);
+    return make_error(ErrorKind::io, "cannot listen on TCP port {}: {}", port, std::strerror(error));
+  }
+  return fd;
+}
+
+int accept_connections(int listener, int count, int timeout_ms) {
+  int accepted = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (accepted < count) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd ready{listener, POLLIN, 0};
+    if (::poll(&ready, 1, static_cast<int>(left.count())) <= 0) continue;
+    int connection = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (connection >= 0) {
+      ::close(connection);
+      ++accepted;
+    }
+  }
+  return accepted;
+}
+
+Result<void> connect_tcp(const std::string& host, int port, int timeout_ms) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    return make_error(ErrorKind::unreachable, "cannot resolve '{}': {}", host, ::gai_strerror(rc));
+  }
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> info(found, ::freeaddrinfo);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int error = ETIMEDOUT;
+  while (std::chrono::steady_clock::now() < deadline) {
+    Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
+    if (::connect(sock.get(), info->ai_addr, info->ai_addrlen) == 0) return {};
+    error = errno;
+    if (error == EINPROGRESS) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd ready{sock.get(), POLLOUT, 0};
+      if (::poll(&ready, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) <= 0) {
+        error = ETIMEDOUT;
+        break;
+      }
+      socklen_t length = sizeof(error);
+      ::getsockopt(sock.get(), SOL_SOCKET, SO_ERROR, &error, &length);
+      if (error == 0) return {};
+    }
+    if (error != ECONNREFUSED) break;
+    ::poll(nullptr, 0, 100);  // the listener may not be up yet: try again shortly
+  }
+  return make_error(ErrorKind::unreachable, "cannot connect to {}:{}: {}", host, port, std::strerror(error));
 }
 
 }  // namespace muster::posix

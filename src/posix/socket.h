@@ -20,4 +20,12 @@ Result<bool> tcp_port_in_use(int port);
 // This machine's host name (gethostname).
 Result<std::string> hostname();
 
+// For doctor's master-port check. A listening IPv4 TCP socket on 0.0.0.0:port; fails (EADDRINUSE) when the
+// port is taken.
+Result<int> listen_tcp(int port);
+// Accepts (and closes) connections on `listener` until `count` arrived or `timeout_ms` passed; returns how many.
+int accept_connections(int listener, int count, int timeout_ms);
+// Connects to host:port, retrying refused connections, until it succeeds or `timeout_ms` passes.
+Result<void> connect_tcp(const std::string& host, int port, int timeout_ms);
+
 }  // namespace muster::posix

@@ -33,6 +33,7 @@ assert_eq 0 "$rc" "exit code on a healthy cluster (output: $out)"
 assert_contains "$out" "0 errors, 0 warnings"
 assert_contains "$out" "ssh works between all $((nodes * (nodes - 1))) ordered pairs"
 assert_contains "$out" "export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0"
+assert_contains "$out" "port 29500 is free on node1 and every node reaches" "master port check"
 out=$(doctor --path "$shared" --no-ssh-matrix) || fail "doctor with a shared path failed: $out"
 assert_contains "$out" "$shared: one shared filesystem" "the bind-mounted path is reported shared"
 assert_contains "$out" "/data/code: node-local on every node" "/data is reported node-local"
@@ -42,6 +43,15 @@ step "healthy: ok in ${elapsed} s"
 step "inject faults"
 "$TESTBED" exec node4 hostname node3                                          # duplicate hostname
 "$TESTBED" exec node2 sh -c 'printf "127.0.1.1 node2\n" | cat - /etc/hosts >/tmp/h && cat /tmp/h >/etc/hosts'
+"$TESTBED" exec node1 /usr/bin/python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 29500)); s.listen(); time.sleep(60)' &  # master port taken (SO_REUSEADDR, as TCPStore)
+add_cleanup "kill $! 2>/dev/null"
+for ((i = 0; i < 50; i++)); do  # up to 5 s for the listener to start
+  "$TESTBED" exec node1 ss -ltn | grep -q ':29500 ' && break
+  sleep 0.1
+done
+"$TESTBED" exec node1 ss -ltn | grep -q ':29500 ' || fail "could not occupy port 29500 on node1 for the test"
 node2_key=$("$TESTBED" exec node2 cat /root/.ssh/id_ed25519.pub)
 "$TESTBED" exec node5 sh -c "grep -vF '${node2_key% *}' /root/.ssh/authorized_keys >/tmp/k; cat /tmp/k >/root/.ssh/authorized_keys"
 # A torch 9.9.9 earlier on node6's PYTHONPATH (bash reads ~/.bashrc for ssh commands, so the agent has it).
@@ -58,6 +68,7 @@ assert_contains "$out" "node2 resolves its own name node2 to 127.0.1.1" "loopbac
 assert_contains "$out" "GLOO_SOCKET_IFNAME=eth0" "loopback fix"
 assert_contains "$out" '`ssh node5` from node2 fails' "broken ssh pair"
 [[ $(grep -c '`ssh .*` from .* fails' <<<"$out") == 1 ]] || fail "exactly one broken ssh pair expected: $out"
+assert_contains "$out" "port 29500 is taken on node1" "master port in use"
 assert_contains "$out" "9.9.9" "the odd torch version"
 grep -q 'node6.*9\.9\.9\|9\.9\.9.*node6' <<<"$out" || fail "the odd torch version is not attributed to node6: $out"
 assert_contains "$out" "/data/code" "code path finding"
