@@ -1,8 +1,6 @@
 // `muster launch`: flags -> LaunchOptions; the work is launch::run_launch.
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/core.h>
 
@@ -81,14 +79,6 @@ void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& 
   app.add_flag("--no-multiplex", flags.no_multiplex, "no ssh ControlMaster connection sharing")->group("ssh");
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorKind::usage, "cannot read env file '{}'", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& options) {
   auto nodes = resolve_hosts(flags.hosts);
   if (!nodes) return nodes.error();
@@ -106,7 +96,7 @@ Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& optio
   options.env_policy.extra_prefixes = flags.env_prefixes;
   options.env_policy.propagate_defaults = !flags.no_default_env;
   for (const auto& path : flags.env_files) {
-    auto text = read_file(path);
+    auto text = read_text_file(path);
     if (!text) return text.error();
     options.env_policy.files.push_back({path, *text});
   }

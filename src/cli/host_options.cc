@@ -9,8 +9,6 @@
 #include "cluster/slurm_env.h"
 
 namespace muster::cli {
-namespace {
-
 Result<std::string> read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(ErrorKind::usage, "cannot read '{}': {}", path, std::strerror(errno));
@@ -18,6 +16,8 @@ Result<std::string> read_text_file(const std::string& path) {
   text << in.rdbuf();
   return text.str();
 }
+
+namespace {
 
 // `^FILE`: one hostlist expression per line, `#` comments allowed, joined with commas.
 Result<std::string> hostlist_from_file(const std::string& path) {

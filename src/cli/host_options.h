@@ -28,6 +28,9 @@ struct HostOptions {
 
 void add_host_options(CLI::App& app, HostOptions& options);
 
+// A file the user named on the command line (hostfile, env file), whole; a usage error naming it otherwise.
+Result<std::string> read_text_file(const std::string& path);
+
 // The nodes and slots the options select. `default_slots` applies to hosts whose slot count the source
 // does not give (a bare hostlist): launch passes the GPU count or 1.
 Result<std::vector<cluster::NodeSlots>> resolve_hosts(const HostOptions& options);

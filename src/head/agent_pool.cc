@@ -169,8 +169,7 @@ void AgentPool::service(size_t node, uint64_t kind, PoolListener* listener) {
   for (const auto& message : slot.session->take_messages()) {
     if (listener && !std::holds_alternative<protocol::Hello>(message)) listener->on_message(node, message);
   }
-  bool was_ready = slot.session->hello().pid != 0;
-  if (slot.session->state() == AgentSession::State::closed && !slot.lost && was_ready) {
+  if (slot.session->state() == AgentSession::State::closed && !slot.lost && slot.session->has_hello()) {
     lose(node, slot.session->failure(), listener);
   }
   sync_registrations(node);

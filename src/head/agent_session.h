@@ -40,6 +40,7 @@ class AgentSession {
   State state() const { return state_; }
   const std::string& node() const { return node_; }
   const protocol::Hello& hello() const { return hello_; }
+  bool has_hello() const { return have_hello_; }
   int64_t last_heard_ms() const { return last_heard_ms_; }
   int64_t started_ms() const { return started_ms_; }
   // Whether any byte came back yet (shell noise, an upload request): the node is reachable.
