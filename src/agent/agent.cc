@@ -23,6 +23,7 @@
 #include "protocol/codec.h"
 #include "protocol/frame_reader.h"
 #include "protocol/preamble.h"
+#include "sync/receiver.h"
 #include "util/byte_queue.h"
 #include "util/version.h"
 
@@ -51,7 +52,7 @@ protocol::Hello make_hello() {
   hello.version = kVersion;
   hello.hostname = posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
-  hello.capabilities = {"workers", "pick-port"};
+  hello.capabilities = {"workers", "pick-port", "sync"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
     // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
     std::string text = connection;
@@ -99,6 +100,7 @@ class Agent {
   bool head_writable_registered_ = false;
   bool throttled_ = false;
   std::map<uint32_t, std::unique_ptr<Worker>> workers_;
+  sync::Receiver receiver_;
   std::vector<std::string> base_env_ = posix::current_environment();
   std::optional<int64_t> kill_deadline_ms_;
   bool shutdown_requested_ = false;
@@ -177,6 +179,10 @@ void Agent::on_head_readable() {
 }
 
 void Agent::on_head_message(const protocol::HeadMessage& message) {
+  if (sync::Receiver::handles(message)) {
+    for (const auto& reply : receiver_.handle(message)) send(reply);
+    return;
+  }
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;

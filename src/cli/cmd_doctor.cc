@@ -10,6 +10,7 @@
 #include "cli/node_pool.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
+#include "doctor/bandwidth_table.h"
 #include "doctor/report.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
@@ -19,7 +20,7 @@ namespace muster::cli {
 int run_doctor(const std::vector<std::string>& args) {
   auto app = make_app("doctor", "Check the whole cluster and say what to fix, per node: names, ssh between every pair "
                                 "of nodes, versions, code, shared filesystems, network interfaces for NCCL/gloo, "
-                                "shm/memlock, GPUs, clocks.");
+                                "shm/memlock, GPUs, clocks; with --bandwidth, throughput and latency between nodes.");
   PoolFlags pool_flags;
   DiagnoseOptions options;
   bool json = false, no_ssh_matrix = false;
@@ -36,7 +37,26 @@ int run_doctor(const std::vector<std::string>& args) {
   app->add_option("--master-port", options.master_port,
                   "check this port is free on the first node and reachable from all (0: skip)")
       ->capture_default_str();
+  bool bandwidth = false;
+  std::string bandwidth_mode = "ring";
+  BandwidthOptions bandwidth_options;
+  app->add_flag("--bandwidth", bandwidth,
+                "also measure TCP throughput and latency between nodes (bounded: see --bandwidth-seconds) and flag "
+                "slow links");
+  app->add_option("--bandwidth-mode", bandwidth_mode,
+                  "ring: each node sends to the next, all at once (one round); pairs: every ordered pair, in N-1 "
+                  "rounds of disjoint pairs")
+      ->check(CLI::IsMember({"ring", "pairs"}))
+      ->capture_default_str();
+  app->add_option("--bandwidth-seconds", bandwidth_options.seconds,
+                  "how long each round streams, after a 0.25 s warm-up that is not counted")
+      ->check(CLI::Range(0.2, 60.0))
+      ->capture_default_str();
   if (auto code = parse_command_line(*app, args)) return *code;
+  if (bandwidth) {
+    bandwidth_options.mode = *doctor::parse_bandwidth_mode(bandwidth_mode);
+    options.bandwidth = bandwidth_options;
+  }
   if (options.paths.empty()) options.paths.push_back(std::filesystem::current_path().string());
   options.ssh_matrix = !no_ssh_matrix;
   options.slots_per_node = pool_flags.hosts.selection.nproc_per_node;
@@ -45,16 +65,19 @@ int run_doctor(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   auto pool = connect_pool(pool_flags, names);
   if (!pool) return report_error(pool.error());
-  auto findings = diagnose(**pool, names, options);
+  auto diagnosis = diagnose_all(**pool, names, options);
   (*pool)->shutdown(3000);
-  if (!findings) return report_error(findings.error());
+  if (!diagnosis) return report_error(diagnosis.error());
+  const auto& findings = diagnosis->findings;
   if (json) {
-    fmt::print("{}\n", doctor::report_json(*findings, names).dump(2));
+    auto report = doctor::report_json(findings, names);
+    if (diagnosis->bandwidth) report["bandwidth"] = doctor::bandwidth_json(names, *diagnosis->bandwidth);
+    fmt::print("{}\n", report.dump(2));
   } else {
     bool color = posix::is_terminal(1) && std::getenv("NO_COLOR") == nullptr;
-    fmt::print("{}", doctor::format_report(*findings, names, color));
+    fmt::print("{}", doctor::format_report(findings, names, color));
   }
-  return doctor::exit_code(*findings);
+  return doctor::exit_code(findings);
 }
 
 }  // namespace muster::cli

@@ -10,6 +10,8 @@
 #include "cli/node_pool.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
+#include "cli/sync_command.h"
+#include "cli/sync_view.h"
 #include "cluster/rank_plan.h"
 #include "launch/launch_options.h"
 #include "launch/rank_env.h"
@@ -34,6 +36,7 @@ struct LaunchFlags {
   std::string ssh_config;
   bool no_multiplex = false;
   bool preflight = false;
+  std::vector<std::string> sync_dirs, sync_excludes;
 };
 
 void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& options) {
@@ -41,8 +44,10 @@ void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& 
   app.add_flag("--per-node", options.per_node,
                "one process per node; {node_rank} {nnodes} {master_addr} {master_port} {nproc_per_node} "
                "{world_size} {job_id} are substituted in the command (for torchrun/deepspeed/accelerate)");
-  app.add_option("--transport", flags.transport, "how to reach nodes: auto (local for localhost, else ssh), ssh, local")
-      ->check(CLI::IsMember({"auto", "ssh", "local"}));
+  app.add_option("--transport", flags.transport,
+                 "how to start the agents: auto (local for localhost; slurm (srun) inside a Slurm allocation when "
+                 "no -H/-w is given; else ssh), ssh, slurm, local")
+      ->check(CLI::IsMember({"auto", "ssh", "slurm", "local"}));
   app.add_option("--env", flags.env_set, "K=V to set on every worker, or K to copy the head's value")->group("Environment");
   app.add_option("--env-file", flags.env_files, "dotenv-style file of K=V lines (like .deepspeed_env)")
       ->group("Environment");
@@ -57,8 +62,11 @@ void add_launch_flags(CLI::App& app, LaunchFlags& flags, launch::LaunchOptions& 
   app.add_flag("--preflight", flags.preflight,
                "check the nodes first (the fast part of `muster doctor`: versions, names, code, interfaces, "
                "GPUs); start nothing if that finds errors");
+  app.add_option("--sync", flags.sync_dirs,
+                 "first make DIR identical at the same path on every node (as `muster sync DIR`; repeatable)");
+  app.add_option("--sync-exclude", flags.sync_excludes, "leave PATTERN out of --sync (gitignore syntax)");
   app.add_option("--chdir", flags.chdir, "working directory of the workers (default: the current one)");
-  app.add_option("--master-addr", options.master_addr, "MASTER_ADDR (default: the address node 0 was reached on)");
+  app.add_option("--master-addr", options.master_addr, "MASTER_ADDR (default: the address node 0 was reached on; slurm: node 0's name)");
   app.add_option("--grace", flags.grace_s, "seconds between SIGTERM and SIGKILL when stopping ranks")
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--heartbeat-timeout", flags.heartbeat_timeout_s, "seconds of silence before a node counts as lost")
@@ -84,10 +92,13 @@ Result<void> fill_options(const LaunchFlags& flags, launch::LaunchOptions& optio
   if (!nodes) return nodes.error();
   options.plan = cluster::make_rank_plan(*nodes);
   options.devices_filtered = !flags.hosts.selection.include.empty() || !flags.hosts.selection.exclude.empty();
-  options.transport = flags.transport == "local" ? head::TransportKind::local
-                      : flags.transport == "ssh" ? head::TransportKind::ssh
-                      : all_local(*nodes)        ? head::TransportKind::local
-                                                 : head::TransportKind::ssh;
+  auto transport = choose_transport(flags.transport, flags.hosts, *nodes);
+  if (!transport) return transport.error();
+  options.transport = *transport;
+  // Slurm's node names resolve on every node of the cluster (what `scontrol show hostnames | head -1` gives).
+  if (options.transport == head::TransportKind::slurm && options.master_addr.empty() && !options.plan.nodes.empty()) {
+    options.master_addr = options.plan.nodes.front().host.name;
+  }
   for (const auto& text : posix::current_environment()) {
     auto eq = text.find('=');
     if (eq != std::string::npos) options.head_env[text.substr(0, eq)] = text.substr(eq + 1);
@@ -177,6 +188,36 @@ int run_preflight(const LaunchFlags& flags, const launch::LaunchOptions& options
   return kExitFailure;
 }
 
+// `--sync DIR...`: every directory made identical on the nodes before anything starts.
+int run_presync(const LaunchFlags& flags, const launch::LaunchOptions& options) {
+  posix::SignalBlock signals;
+  PoolFlags pool_flags{flags.hosts, flags.connect_timeout_s, flags.ssh_config};
+  std::vector<std::string> names;
+  auto pool = connect_pool(pool_flags, names);
+  if (!pool) return report_error(pool.error());
+  for (const auto& dir : flags.sync_dirs) {
+    SyncFlags sync_flags;
+    sync_flags.source = dir;
+    sync_flags.excludes = flags.sync_excludes;
+    auto request = make_sync_request(sync_flags);
+    if (!request) return report_error(request.error());
+    auto report = run_sync_on_pool(**pool, names, *request, false);
+    if (!report) {
+      (*pool)->shutdown(3000);
+      fmt::print(stderr, "muster launch: --sync {} failed; nothing was started\n", dir);
+      return report_error(report.error());
+    }
+    if (!options.quiet) {
+      uint64_t files = 0, bytes = 0;
+      for (const auto& node : report->nodes) files += node.files_done, bytes += node.bytes_done;
+      fmt::print(stderr, "muster: synced {} to {} node{} ({} files, {} moved)\n", request->destination, names.size(),
+                 names.size() == 1 ? "" : "s", files, format_size(bytes));
+    }
+  }
+  (*pool)->shutdown(3000);
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_launch(const std::vector<std::string>& args) {
@@ -202,6 +243,9 @@ int run_launch(const std::vector<std::string>& args) {
   }
   if (auto filled = fill_options(flags, options); !filled) return report_error(filled.error());
   if (flags.print_env) return print_env(options);
+  if (!flags.sync_dirs.empty()) {
+    if (int code = run_presync(flags, options); code != kExitOk) return code;
+  }
   if (flags.preflight) {
     if (int code = run_preflight(flags, options); code != kExitOk) return code;
   }

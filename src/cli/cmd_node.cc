@@ -7,6 +7,7 @@
 #include "cli/subcommands.h"
 #include "posix/fd.h"
 #include "posix/socket.h"
+#include "doctor/bandwidth_probe.h"
 #include "doctor/gather.h"
 #include "setup/node_ops.h"
 
@@ -37,6 +38,13 @@ int run_port_check(const PortCheck& check) {
   }
   auto reached = posix::connect_tcp(check.connect_host, check.connect_port, check.seconds * 1000);
   fmt::print("{}\n", reached ? std::string("reached") : "unreachable " + reached.error().message);
+  return 0;
+}
+
+int run_bandwidth_round(const doctor::ProbeOptions& probe, bool pick_port) {
+  auto out = pick_port ? doctor::pick_probe_port() : doctor::run_bandwidth_probe(probe);
+  if (!out) return report_error(out.error());
+  fmt::print("{}", *out);
   return 0;
 }
 
@@ -74,7 +82,26 @@ int run_node(const std::vector<std::string>& args) {
   port_check->add_option("--connect", port.connect_host);
   port_check->add_option("--port", port.connect_port);
   port_check->add_option("--seconds", port.seconds);
+  doctor::ProbeOptions probe;
+  bool pick_port = false;
+  auto* bandwidth = app->add_subcommand("bw", "one round of doctor's bandwidth test: serve peers, send to one");
+  bandwidth->add_flag("--pick-port", pick_port, "print a free TCP port (`port N`) and exit");
+  bandwidth->add_option("--listen", probe.listen_port, "serve on this port");
+  bandwidth->add_option("--accept", probe.accept, "connections to serve");
+  std::vector<std::string> peers;
+  bandwidth->add_option("--to", peers, "send to HOST:PORT (repeatable: one after the other)");
+  bandwidth->add_option("--seconds", probe.seconds, "streaming time after the warm-up");
+  bandwidth->add_option("--warmup", probe.warmup, "seconds not counted at the start of the stream");
+  bandwidth->add_option("--timeout-ms", probe.timeout_ms, "bound on the whole round");
   if (auto code = parse_command_line(*app, args)) return *code;
+  if (bandwidth->parsed()) {
+    for (const auto& peer : peers) {
+      size_t colon = peer.rfind(':');
+      if (colon == std::string::npos) return report_error(make_error(ErrorKind::usage, "--to {}: want HOST:PORT", peer));
+      probe.to.push_back({peer.substr(0, colon), std::atoi(peer.c_str() + colon + 1)});
+    }
+    return run_bandwidth_round(probe, pick_port);
+  }
   if (port_check->parsed()) return run_port_check(port);
   if (hosts->parsed()) return setup::hosts_block_op(options);
   if (lines->parsed()) return setup::add_lines_op(options);

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "doctor/bandwidth_check.h"
 #include "doctor/checks.h"
 #include "doctor/node_facts.h"
 #include "head/node_runs.h"
@@ -157,9 +158,10 @@ void check_master_port(head::AgentPool& pool, const std::vector<std::string>& na
 
 }  // namespace
 
-Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::vector<std::string>& names,
-                                              const DiagnoseOptions& options) {
-  std::vector<doctor::Finding> findings;
+Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::string>& names,
+                               const DiagnoseOptions& options) {
+  Diagnosis diagnosis;
+  std::vector<doctor::Finding>& findings = diagnosis.findings;
   Error failure;
   auto facts = gather_facts(pool, options, names, findings, &failure);
   if (!failure.message.empty()) return failure;
@@ -170,7 +172,20 @@ Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::
   checks.code_paths = options.paths;
   checks.slots_per_node = options.slots_per_node;
   for (auto& finding : doctor::run_checks(names, facts, checks)) findings.push_back(std::move(finding));
-  return findings;
+  if (options.bandwidth && names.size() > 1) {
+    auto measured = measure_bandwidth(pool, facts, *options.bandwidth);
+    if (!measured) return measured.error();
+    for (auto& finding : doctor::check_bandwidth(names, *measured)) findings.push_back(std::move(finding));
+    diagnosis.bandwidth = std::move(*measured);
+  }
+  return diagnosis;
+}
+
+Result<std::vector<doctor::Finding>> diagnose(head::AgentPool& pool, const std::vector<std::string>& names,
+                                              const DiagnoseOptions& options) {
+  auto diagnosis = diagnose_all(pool, names, options);
+  if (!diagnosis) return diagnosis.error();
+  return std::move(diagnosis->findings);
 }
 
 }  // namespace muster::cli

@@ -26,7 +26,9 @@ struct HostOptions {
   cluster::SlotSelection selection;
 };
 
-void add_host_options(CLI::App& app, HostOptions& options);
+// `slot_filters` false leaves out the options about slots (--include/--exclude/--nproc-per-node), for commands
+// that act on nodes, not ranks (sync, whose --exclude is rsync's).
+void add_host_options(CLI::App& app, HostOptions& options, bool slot_filters = true);
 
 // A file the user named on the command line (hostfile, env file), whole; a usage error naming it otherwise.
 Result<std::string> read_text_file(const std::string& path);

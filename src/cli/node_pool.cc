@@ -1,6 +1,7 @@
 #include "cli/node_pool.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace muster::cli {
 
@@ -16,6 +17,23 @@ bool all_local(const std::vector<cluster::NodeSlots>& nodes) {
   });
 }
 
+Result<head::TransportKind> choose_transport(const std::string& name, const HostOptions& hosts,
+                                             const std::vector<cluster::NodeSlots>& nodes) {
+  if (name == "local") return head::TransportKind::local;
+  if (name == "ssh") return head::TransportKind::ssh;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  bool in_allocation = job && *job;
+  if (name == "slurm") {
+    if (in_allocation) return head::TransportKind::slurm;
+    return make_error(ErrorKind::usage,
+                      "--transport slurm starts agents with srun inside a Slurm allocation, but SLURM_JOB_ID is not "
+                      "set: run muster in salloc or an sbatch script, or submit with `muster submit`");
+  }
+  if (all_local(nodes)) return head::TransportKind::local;
+  bool hosts_given = !hosts.hostfile.empty() || !hosts.hosts.empty();
+  return in_allocation && !hosts_given ? head::TransportKind::slurm : head::TransportKind::ssh;
+}
+
 Result<std::unique_ptr<head::AgentPool>> connect_pool(const PoolFlags& flags, std::vector<std::string>& names) {
   auto nodes = resolve_hosts(flags.hosts);
   if (!nodes) return nodes.error();
@@ -25,7 +43,7 @@ Result<std::unique_ptr<head::AgentPool>> connect_pool(const PoolFlags& flags, st
     names.push_back(node.host.name);
   }
   head::PoolOptions options;
-  options.transport = all_local(*nodes) ? head::TransportKind::local : head::TransportKind::ssh;
+  options.transport = choose_transport("auto", flags.hosts, *nodes).value();  // auto never fails
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
   options.ssh.config_file = flags.ssh_config;
   auto pool = head::AgentPool::create(std::move(pool_nodes), options);

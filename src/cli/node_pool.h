@@ -1,5 +1,5 @@
 // Connecting an AgentPool to the hosts the flags select: shared by the commands that act on every node
-// (setup, doctor). `localhost`-only selections use the local transport, the rest ssh, as launch does.
+// (setup, doctor). The transport is chosen as launch's `--transport auto` does (choose_transport).
 #pragma once
 
 #include <memory>
@@ -24,6 +24,12 @@ void add_pool_flags(CLI::App& app, PoolFlags& flags);
 
 // True when every host is this machine (localhost / 127.0.0.1 without a user).
 bool all_local(const std::vector<cluster::NodeSlots>& nodes);
+
+// The transport `--transport NAME` asks for (auto, ssh, slurm, local). `auto`: local when every host is this
+// machine; slurm inside a Slurm allocation (SLURM_JOB_ID set) when no -H/-w was given, so the hosts are the
+// allocation's; else ssh. `slurm` outside an allocation is a usage error.
+Result<head::TransportKind> choose_transport(const std::string& name, const HostOptions& hosts,
+                                             const std::vector<cluster::NodeSlots>& nodes);
 
 // Resolves the hosts, starts one agent on each and waits until all are ready. `names` gets the node names in
 // pool order.

@@ -82,8 +82,10 @@ int64_t link_speed(const std::string& interface) {
 void add_network(NodeFacts& facts, const GatherOptions& options) {
   if (auto addresses = posix::interface_addresses()) {
     for (const auto& address : *addresses) {
+      std::error_code error;
+      bool physical = fs::exists("/sys/class/net/" + address.interface + "/device", error);
       facts.interfaces.push_back({address.interface, address.address, address.family, address.up, address.loopback,
-                                  link_speed(address.interface)});
+                                  link_speed(address.interface), physical});
     }
   }
   std::error_code error;

@@ -48,7 +48,7 @@ void from_json(const nlohmann::json& json, PythonFacts& python) {
 void to_json(nlohmann::json& json, const Interface& interface) {
   json = {{"name", interface.name},         {"address", interface.address}, {"family", interface.family},
           {"up", interface.up},             {"loopback", interface.loopback},
-          {"speed_mbps", interface.speed_mbps}};
+          {"speed_mbps", interface.speed_mbps}, {"physical", interface.physical}};
 }
 
 void from_json(const nlohmann::json& json, Interface& interface) {
@@ -58,6 +58,7 @@ void from_json(const nlohmann::json& json, Interface& interface) {
   read(json, "up", interface.up);
   read(json, "loopback", interface.loopback);
   read(json, "speed_mbps", interface.speed_mbps);
+  read(json, "physical", interface.physical);
 }
 
 void to_json(nlohmann::json& json, const PathFacts& path) {

@@ -39,6 +39,7 @@ struct Interface {
   bool up = false;
   bool loopback = false;
   int64_t speed_mbps = -1;  // /sys/class/net/<if>/speed; -1 unknown (virtual links)
+  bool physical = false;    // /sys/class/net/<if>/device exists: a NIC, not a veth, bridge or tunnel
 };
 
 struct PathFacts {

@@ -38,6 +38,12 @@ struct SlurmOptions {
   std::string output = "%x-%j.out";  // --output pattern
   int gpus_per_node = -1;            // -1 = the plan's workers per node
   bool pin_nodes = false;            // add --nodelist with the plan's hosts
+  // `muster submit`: more #SBATCH lines, each an sbatch option with its values ("--mail-type END"; see
+  // sbatch_option_lines), the muster that the script runs (default: `muster` from PATH) and more options for
+  // its `muster launch` (--run-dir, --job-id).
+  std::vector<std::string> extra_lines;
+  std::string muster = "muster";
+  std::vector<std::string> launch_options;
 };
 
 // Names and addresses of the nodes, for ssh-config, hosts and nfs.

@@ -41,8 +41,12 @@ Result<std::unique_ptr<AgentPool>> AgentPool::create(std::vector<PoolNode> nodes
   if (!binary) return binary.error();
   auto poller = posix::Poller::create();
   if (!poller) return poller.error();
-  auto transport = options.transport == TransportKind::local ? transport::make_local_transport(*binary)
-                                                             : transport::make_ssh_transport(*binary, options.ssh);
+  std::unique_ptr<transport::Transport> transport;
+  switch (options.transport) {
+    case TransportKind::local: transport = transport::make_local_transport(*binary); break;
+    case TransportKind::ssh: transport = transport::make_ssh_transport(*binary, options.ssh); break;
+    case TransportKind::slurm: transport = transport::make_slurm_transport(*binary); break;
+  }
   return std::unique_ptr<AgentPool>(new AgentPool(std::move(nodes), std::move(options), std::move(*poller),
                                                   std::move(*binary), std::move(transport)));
 }
@@ -204,6 +208,12 @@ void AgentPool::heartbeats(int64_t now, PoolListener& listener) {
 void AgentPool::send(size_t node, const protocol::HeadMessage& message) {
   if (!alive(node)) return;
   slots_[node].session->send(message);
+  sync_registrations(node);
+}
+
+void AgentPool::send_frame(size_t node, std::string_view frame) {
+  if (!alive(node)) return;
+  slots_[node].session->send_frame(frame);
   sync_registrations(node);
 }
 

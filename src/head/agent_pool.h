@@ -21,7 +21,7 @@
 
 namespace muster::head {
 
-enum class TransportKind { local, ssh };
+enum class TransportKind { local, ssh, slurm };
 
 struct PoolOptions {
   TransportKind transport = TransportKind::ssh;
@@ -66,6 +66,7 @@ class AgentPool {
   Result<std::vector<int>> poll(int timeout_ms, PoolListener& listener);
 
   void send(size_t node, const protocol::HeadMessage& message);
+  void send_frame(size_t node, std::string_view frame);  // an encoded message (protocol::encode)
   void broadcast(const protocol::HeadMessage& message);
 
   // Sends Shutdown to every live agent and waits up to `wait_ms` for their transports to exit; kills the rest.

@@ -115,6 +115,12 @@ void AgentSession::send(const protocol::HeadMessage& message) {
   flush();
 }
 
+void AgentSession::send_frame(std::string_view frame) {
+  if (state_ == State::closed) return;
+  outbox_.append(frame);
+  flush();
+}
+
 void AgentSession::on_stdin_writable() {
   flush();
 }

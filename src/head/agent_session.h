@@ -33,6 +33,8 @@ class AgentSession {
   void on_stderr_readable();
   void on_stdin_writable();
   void send(const protocol::HeadMessage& message);
+  // An already encoded frame (protocol::encode), for one message sent to many nodes.
+  void send_frame(std::string_view frame);
 
   // Decoded messages in arrival order; Hello is consumed by the session (see hello()).
   std::deque<protocol::AgentMessage> take_messages();

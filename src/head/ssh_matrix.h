@@ -1,4 +1,4 @@
-// Does `ssh nodeJ` work from node I, for every ordered pair? Each node tries every other node at once with
+// Does `ssh nodeJ` work from node I, for every ordered pair? Each node tries the other nodes, 8 at a time, with
 // `ssh -o BatchMode=yes -o ConnectTimeout=5 <name> true` (the names as the user gave them, resolved and
 // aliased by each node's own ssh config). Used by `setup ssh` to verify its work and by `doctor`.
 #pragma once

@@ -70,6 +70,57 @@ void write(WireWriter& w, const Ping& m) {
 void write(WireWriter& w, const PickPort& m) {
   w.u32(m.request);
 }
+void write(WireWriter& w, const SyncManifest& m) {
+  w.u32(m.session);
+  w.u8(m.last ? 1 : 0);
+  w.str(m.entries);
+  w.str(m.error);
+}
+void write(WireWriter& w, const SyncAck& m) {
+  w.u32(m.session);
+  w.u32(m.file);
+  w.u8(static_cast<uint8_t>(m.state));
+  w.u64(m.bytes);
+  w.str(m.error);
+}
+void write(WireWriter& w, const SyncStepDone& m) {
+  w.u32(m.session);
+  w.u8(static_cast<uint8_t>(m.step));
+  w.str(m.error);
+}
+void write(WireWriter& w, const SyncOpen& m) {
+  w.u32(m.session);
+  w.str(m.root);
+  w.str_list(m.rules);
+  w.u8(m.flags);
+}
+void write(WireWriter& w, const SyncPrepare& m) {
+  w.u32(m.session);
+  w.str_list(m.remove);
+  w.str(m.make_dirs);
+}
+void write(WireWriter& w, const SyncFile& m) {
+  w.u32(m.session);
+  w.u32(m.file);
+  w.str(m.path);
+  w.u64(m.size);
+  w.u32(m.mode);
+  w.i64(m.mtime_ns);
+  w.u64(m.hash);
+}
+void write(WireWriter& w, const SyncData& m) {
+  w.u32(m.session);
+  w.u32(m.file);
+  w.u8(static_cast<uint8_t>(m.codec));
+  w.u32(m.raw_size);
+  w.str(m.bytes);
+}
+void write(WireWriter& w, const SyncCommit& m) {
+  w.u32(m.session);
+  w.str(m.links);
+  w.str(m.touch);
+  w.str(m.dir_meta);
+}
 void write(WireWriter&, const Shutdown&) {}
 void write(WireWriter& w, const HeadHeartbeat& m) {
   write_heartbeat(w, m.seq, m.unix_ms);
@@ -136,6 +187,65 @@ void read(WireReader& r, Ping& m) {
 void read(WireReader& r, PickPort& m) {
   m.request = r.u32("request");
 }
+void read(WireReader& r, SyncManifest& m) {
+  m.session = r.u32("session");
+  uint8_t last = r.u8("last");
+  if (r.ok() && last > 1) r.fail(fmt::format("last {} is neither 0 nor 1", last));
+  m.last = last == 1;
+  m.entries = r.str("entries");
+  m.error = r.str("error");
+}
+void read(WireReader& r, SyncAck& m) {
+  m.session = r.u32("session");
+  m.file = r.u32("file");
+  uint8_t state = r.u8("state");
+  if (r.ok() && state > 2) r.fail(fmt::format("state {} is not 0, 1 or 2", state));
+  m.state = static_cast<SyncAckState>(state);
+  m.bytes = r.u64("bytes");
+  m.error = r.str("error");
+}
+void read(WireReader& r, SyncStepDone& m) {
+  m.session = r.u32("session");
+  uint8_t step = r.u8("step");
+  if (r.ok() && step != 1 && step != 2) r.fail(fmt::format("step {} is neither 1 nor 2", step));
+  m.step = static_cast<SyncStep>(step);
+  m.error = r.str("error");
+}
+void read(WireReader& r, SyncOpen& m) {
+  m.session = r.u32("session");
+  m.root = r.str("root");
+  m.rules = r.str_list("rules");
+  m.flags = r.u8("flags");
+}
+void read(WireReader& r, SyncPrepare& m) {
+  m.session = r.u32("session");
+  m.remove = r.str_list("remove");
+  m.make_dirs = r.str("make_dirs");
+}
+void read(WireReader& r, SyncFile& m) {
+  m.session = r.u32("session");
+  m.file = r.u32("file");
+  m.path = r.str("path");
+  m.size = r.u64("size");
+  m.mode = r.u32("mode");
+  m.mtime_ns = r.i64("mtime_ns");
+  m.hash = r.u64("hash");
+}
+void read(WireReader& r, SyncData& m) {
+  m.session = r.u32("session");
+  m.file = r.u32("file");
+  uint8_t codec = r.u8("codec");
+  if (r.ok() && codec > 1) r.fail(fmt::format("codec {} is neither 0 nor 1", codec));
+  m.codec = static_cast<SyncCodec>(codec);
+  m.raw_size = r.u32("raw_size");
+  m.bytes = r.str("bytes");
+}
+void read(WireReader& r, SyncCommit& m) {
+  m.session = r.u32("session");
+  m.links = r.str("links");
+  m.touch = r.str("touch");
+  m.dir_meta = r.str("dir_meta");
+}
 void read(WireReader&, Shutdown&) {}
 void read(WireReader& r, HeadHeartbeat& m) {
   m.seq = r.u64("seq");
@@ -185,6 +295,30 @@ constexpr Type type_byte(const Shutdown&) {
 }
 constexpr Type type_byte(const HeadHeartbeat&) {
   return Type::head_heartbeat;
+}
+constexpr Type type_byte(const SyncManifest&) {
+  return Type::sync_manifest;
+}
+constexpr Type type_byte(const SyncAck&) {
+  return Type::sync_ack;
+}
+constexpr Type type_byte(const SyncStepDone&) {
+  return Type::sync_step_done;
+}
+constexpr Type type_byte(const SyncOpen&) {
+  return Type::sync_open;
+}
+constexpr Type type_byte(const SyncPrepare&) {
+  return Type::sync_prepare;
+}
+constexpr Type type_byte(const SyncFile&) {
+  return Type::sync_file;
+}
+constexpr Type type_byte(const SyncData&) {
+  return Type::sync_data;
+}
+constexpr Type type_byte(const SyncCommit&) {
+  return Type::sync_commit;
 }
 
 template <typename Message>
@@ -241,6 +375,12 @@ Result<std::optional<AgentMessage>> decode_agent(uint8_t type, std::string_view 
       return decode_as<PortReply, V>(payload);
     case Type::agent_error:
       return decode_as<AgentError, V>(payload);
+    case Type::sync_manifest:
+      return decode_as<SyncManifest, V>(payload);
+    case Type::sync_ack:
+      return decode_as<SyncAck, V>(payload);
+    case Type::sync_step_done:
+      return decode_as<SyncStepDone, V>(payload);
     default:
       return std::optional<V>();
   }
@@ -263,6 +403,16 @@ Result<std::optional<HeadMessage>> decode_head(uint8_t type, std::string_view pa
       return decode_as<Shutdown, V>(payload);
     case Type::head_heartbeat:
       return decode_as<HeadHeartbeat, V>(payload);
+    case Type::sync_open:
+      return decode_as<SyncOpen, V>(payload);
+    case Type::sync_prepare:
+      return decode_as<SyncPrepare, V>(payload);
+    case Type::sync_file:
+      return decode_as<SyncFile, V>(payload);
+    case Type::sync_data:
+      return decode_as<SyncData, V>(payload);
+    case Type::sync_commit:
+      return decode_as<SyncCommit, V>(payload);
     default:
       return std::optional<V>();
   }
@@ -306,6 +456,22 @@ const char* type_name(Type type) {
       return "Shutdown";
     case Type::head_heartbeat:
       return "HeadHeartbeat";
+    case Type::sync_manifest:
+      return "SyncManifest";
+    case Type::sync_ack:
+      return "SyncAck";
+    case Type::sync_step_done:
+      return "SyncStepDone";
+    case Type::sync_open:
+      return "SyncOpen";
+    case Type::sync_prepare:
+      return "SyncPrepare";
+    case Type::sync_file:
+      return "SyncFile";
+    case Type::sync_data:
+      return "SyncData";
+    case Type::sync_commit:
+      return "SyncCommit";
   }
   return "unknown";
 }

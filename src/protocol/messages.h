@@ -60,6 +60,30 @@ struct AgentError {
   std::string message;
   bool operator==(const AgentError&) const = default;
 };
+// Sync (section 6). `entries` fields hold a manifest's wire form (sync/manifest.h), opaque to this layer.
+struct SyncManifest {  // one part of the destination's manifest; the last part has `last` set
+  uint32_t session = 0;
+  bool last = false;
+  std::string entries;
+  std::string error;  // non-empty: the destination could not be scanned (then `last` is set)
+  bool operator==(const SyncManifest&) const = default;
+};
+enum class SyncAckState : uint8_t { progress = 0, done = 1, failed = 2 };
+struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
+  uint32_t session = 0;
+  uint32_t file = 0;
+  SyncAckState state = SyncAckState::progress;
+  uint64_t bytes = 0;
+  std::string error;
+  bool operator==(const SyncAck&) const = default;
+};
+enum class SyncStep : uint8_t { prepare = 1, commit = 2 };
+struct SyncStepDone {
+  uint32_t session = 0;
+  SyncStep step = SyncStep::prepare;
+  std::string error;  // empty: every operation of the step was applied
+  bool operator==(const SyncStepDone&) const = default;
+};
 
 // --- head -> agent
 struct SpawnWorker {
@@ -94,10 +118,51 @@ struct HeadHeartbeat {
   int64_t unix_ms = 0;
   bool operator==(const HeadHeartbeat&) const = default;
 };
+inline constexpr uint8_t kSyncDryRun = 1;  // SyncOpen flag: scan only, change nothing on the node
+struct SyncOpen {
+  uint32_t session = 0;
+  std::string root;                 // absolute destination directory
+  std::vector<std::string> rules;   // exclude rules (sync/exclude.h serialize())
+  uint8_t flags = 0;
+  bool operator==(const SyncOpen&) const = default;
+};
+struct SyncPrepare {  // before any file: deletions (children first), then directories to make
+  uint32_t session = 0;
+  std::vector<std::string> remove;
+  std::string make_dirs;  // entries
+  bool operator==(const SyncPrepare&) const = default;
+};
+struct SyncFile {  // a file's content follows in SyncData frames, in order
+  uint32_t session = 0;
+  uint32_t file = 0;
+  std::string path;
+  uint64_t size = 0;
+  uint32_t mode = 0;
+  int64_t mtime_ns = 0;
+  uint64_t hash = 0;
+  bool operator==(const SyncFile&) const = default;
+};
+enum class SyncCodec : uint8_t { raw = 0, zstd = 1 };
+struct SyncData {
+  uint32_t session = 0;
+  uint32_t file = 0;
+  SyncCodec codec = SyncCodec::raw;
+  uint32_t raw_size = 0;  // bytes after decompression
+  std::string bytes;
+  bool operator==(const SyncData&) const = default;
+};
+struct SyncCommit {  // after every file: symlinks, metadata of unchanged files, then directories' metadata
+  uint32_t session = 0;
+  std::string links;     // entries
+  std::string touch;     // entries
+  std::string dir_meta;  // entries
+  bool operator==(const SyncCommit&) const = default;
+};
 
-using AgentMessage =
-    std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError>;
-using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat>;
+using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
+                                  SyncManifest, SyncAck, SyncStepDone>;
+using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
+                                 SyncPrepare, SyncFile, SyncData, SyncCommit>;
 
 // Wire type bytes (section 4).
 enum class Type : uint8_t {
@@ -108,6 +173,9 @@ enum class Type : uint8_t {
   heartbeat = 5,
   port_reply = 6,
   agent_error = 7,
+  sync_manifest = 8,
+  sync_ack = 9,
+  sync_step_done = 10,
   spawn_worker = 64,
   signal = 65,
   terminate = 66,
@@ -115,6 +183,11 @@ enum class Type : uint8_t {
   pick_port = 68,
   shutdown = 69,
   head_heartbeat = 70,
+  sync_open = 71,
+  sync_prepare = 72,
+  sync_file = 73,
+  sync_data = 74,
+  sync_commit = 75,
 };
 
 }  // namespace muster::protocol

@@ -55,5 +55,7 @@ struct SshOptions {
 
 std::unique_ptr<Transport> make_local_transport(SelfBinary binary);
 std::unique_ptr<Transport> make_ssh_transport(SelfBinary binary, SshOptions options);
+// Inside a Slurm allocation (SLURM_JOB_ID set): one srun step per node (srun_command.h).
+std::unique_ptr<Transport> make_slurm_transport(SelfBinary binary);
 
 }  // namespace muster::transport

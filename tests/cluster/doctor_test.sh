@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `muster doctor` on the simulated cluster: a healthy cluster passes every check (exit 0); then each injected
+# `muster doctor` on the simulated cluster: a healthy 8-node cluster passes every check (exit 0) in under 3 s
+# of wall time, first contact included (cold ssh, muster copied to every node); then each injected
 # fault is named with its node and fix: two nodes with the same hostname, a node mapping its own name to
 # 127.0.1.1, ssh from node2 to node5 broken, a node with a different torch version (a fake torch earlier on
 # its PYTHONPATH), a code directory missing on one node and one file differing on another.
@@ -9,7 +10,8 @@ export MUSTER_TESTBED_SSH_INCLUDE=0
 source "$(dirname "$0")/lib.sh"
 require_root_and_namespaces
 MUSTER=${MUSTER_BIN:?}
-nodes=6
+nodes=8
+bound_s=3  # the issue's bound for a healthy 8-node cluster
 # A directory bind-mounted at the same path into every node (an NFS share, as far as the nodes can tell).
 shared=$(mktemp -d /tmp/muster-doctor-shared.XXXXXX)
 add_cleanup "rm -rf '$shared'"
@@ -38,6 +40,8 @@ out=$(doctor --path "$shared" --no-ssh-matrix) || fail "doctor with a shared pat
 assert_contains "$out" "$shared: one shared filesystem" "the bind-mounted path is reported shared"
 assert_contains "$out" "/data/code: node-local on every node" "/data is reported node-local"
 [[ -z $(ls -A "$shared" | grep muster-doctor || true) ]] || fail "doctor left its token file in $shared"
+python3 -c "import sys; sys.exit(0 if $elapsed < $bound_s else 1)" ||
+  fail "doctor on a healthy $nodes-node cluster took ${elapsed} s (bound: ${bound_s} s; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 step "healthy: ok in ${elapsed} s"
 
 step "inject faults"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016,SC1003  # worker scripts and literal arguments are single-quoted on purpose
 # The command line: usage and exit codes (README "Exit codes"), "did you mean" for mistyped subcommands and
-# flags, unbuilt subcommands, help/version, hostfile errors with file:line:column, and plan's rank layout.
+# flags, missing arguments, help/version, hostfile errors with file:line:column, and plan's rank layout.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -29,14 +29,8 @@ run_muster plan --nprc-per-node 2
 expect 2 "'muster plan --nprc-per-node 2'"
 assert_contains "$OUT" "did you mean '--nproc-per-node'" "'muster plan --nprc-per-node 2'"
 
-for cmd in sync; do
-  run_muster "$cmd"
-  expect 3 "'muster $cmd'"
-  assert_contains "$OUT" "not built yet" "'muster $cmd'"
-done
-
-# Built commands that need a subcommand or a kind say so: usage errors, exit 2.
-for cmd in gen setup; do
+# Commands that need a subcommand, a kind or a directory say so: usage errors, exit 2.
+for cmd in gen setup sync; do
   run_muster "$cmd"
   expect 2 "'muster $cmd'"
 done

@@ -29,19 +29,19 @@ TEST(SbatchScript, TwoNodesRunOneMusterLaunch) {
                                      ": muster gen sbatch\n"
                                      "# Submit with: sbatch train.sbatch\n"
                                      "# Slurm runs this script on the first of the 2 nodes; muster launch "
-                                     "starts 2 worker(s) on each node\n"
-                                     "# over ssh (the first node needs passwordless ssh to the others), "
-                                     "streams every rank's output into\n"
-                                     "# the job's output file and stops all ranks when one fails.\n"
+                                     "starts one agent per node with\n"
+                                     "# srun (no ssh needed) and 2 worker(s) under each, streams every rank's "
+                                     "output into the job's output\n"
+                                     "# file and stops all ranks when one fails.\n"
                                      "#SBATCH --job-name=train\n"
                                      "#SBATCH --nodes=2\n"
-                                     "#SBATCH --ntasks-per-node=1\n"
+                                     "#SBATCH --ntasks-per-node=2\n"
                                      "#SBATCH --gpus-per-node=2\n"
                                      "#SBATCH --output=%x-%j.out\n"
                                      "\n"
                                      "set -euo pipefail\n"
                                      "\n"
-                                     "exec muster launch -w \"$SLURM_JOB_NODELIST\" --nproc-per-node 2 -- "
+                                     "exec muster launch --transport slurm --nproc-per-node 2 -- "
                                      "python3 train.py --epochs 3\n");
 }
 
@@ -57,7 +57,7 @@ TEST(SbatchScript, SlurmFieldsPinnedNodesAndAQuotedCommand) {
   ASSERT_TRUE(files) << files.error().message;
   const std::string& text = files->front().text;
   EXPECT_EQ(files->front().name, "llama-7b.sbatch");
-  EXPECT_NE(text.find("#SBATCH --job-name=llama-7b\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+  EXPECT_NE(text.find("#SBATCH --job-name=llama-7b\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=2\n"
                       "#SBATCH --gpus-per-node=8\n#SBATCH --time=1-00:00:00\n#SBATCH --partition=gpu\n"
                       "#SBATCH --output=logs/%x-%j.out\n#SBATCH --nodelist=node[1-2]\n"),
             std::string::npos)
@@ -65,6 +65,53 @@ TEST(SbatchScript, SlurmFieldsPinnedNodesAndAQuotedCommand) {
   EXPECT_NE(text.find("--nproc-per-node 2 -- python3 train.py --msg 'it'\\''s $HOME' 'a;b'\n"),
             std::string::npos)
       << text;
+}
+
+TEST(SbatchScript, SubmitAddsLinesTheMusterPathAndLaunchOptions) {
+  auto options = with_command({"python3", "x.py", "a b"});
+  options.slurm.gpus_per_node = 0;
+  options.slurm.output = "/runs/j 1/slurm-%j.out";
+  EXPECT_FALSE(render_sbatch_script(kTwoNodes, options));  // a space: sbatch would split the line
+  options.slurm.output = "/runs/j1/slurm-%j.out";
+  options.slurm.extra_lines = {"--mail-type END", "-A proj"};
+  options.slurm.muster = "/opt/my tools/muster";
+  options.slurm.launch_options = {"--run-dir", "/runs/j1", "--job-id", "j1"};
+  auto files = render_sbatch_script(kTwoNodes, options);
+  ASSERT_TRUE(files) << files.error().message;
+  const std::string& text = files->front().text;
+  EXPECT_NE(text.find("#SBATCH --output=/runs/j1/slurm-%j.out\n#SBATCH --mail-type END\n#SBATCH -A proj\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("exec '/opt/my tools/muster' launch --transport slurm --nproc-per-node 2 --run-dir /runs/j1 "
+                      "--job-id j1 -- python3 x.py 'a b'\n"),
+            std::string::npos)
+      << text;
+  options.slurm.extra_lines = {"--x\n#SBATCH --y"};
+  EXPECT_FALSE(render_sbatch_script(kTwoNodes, options));
+}
+
+TEST(SbatchOptionLines, GroupsOptionsWithTheirValues) {
+  auto lines = sbatch_option_lines({"--mail-type", "END", "-A", "proj", "--exclusive", "--qos=high", "-C", "a100"},
+                                   {"--output"});
+  ASSERT_TRUE(lines) << lines.error().message;
+  EXPECT_EQ(*lines, (std::vector<std::string>{"--mail-type END", "-A proj", "--exclusive", "--qos=high", "-C a100"}));
+  EXPECT_TRUE(sbatch_option_lines({}, {})->empty());
+}
+
+TEST(SbatchOptionLines, RefusesWhatAnSbatchLineCannotCarryAndReservedOptions) {
+  auto spaced = sbatch_option_lines({"--comment", "two words"}, {});
+  ASSERT_FALSE(spaced);
+  EXPECT_EQ(spaced.error().kind, ErrorKind::usage);
+  EXPECT_NE(spaced.error().message.find("'two words'"), std::string::npos);
+  EXPECT_FALSE(sbatch_option_lines({"--comment=it's"}, {}));
+  EXPECT_FALSE(sbatch_option_lines({"--comment", "a\nb"}, {}));
+  auto stray = sbatch_option_lines({"train.py"}, {});
+  ASSERT_FALSE(stray);
+  EXPECT_NE(stray.error().message.find("after --"), std::string::npos);
+  auto reserved = sbatch_option_lines({"--output=x.out"}, {"--output", "-o"});
+  ASSERT_FALSE(reserved);
+  EXPECT_EQ(reserved.error().message, "sbatch option '--output=x.out': muster submit sets it itself");
+  EXPECT_FALSE(sbatch_option_lines({"-o", "x"}, {"--output", "-o"}));
 }
 
 TEST(SbatchScript, GpusPerNodeZeroLeavesTheLineOut) {

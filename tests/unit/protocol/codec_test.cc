@@ -35,6 +35,13 @@ std::vector<AgentMessage> sample_agent_messages() {
       PortReply{2, 0, "no free port"},
       AgentError{""},
       AgentError{kBinary},
+      SyncManifest{},
+      SyncManifest{7, true, kBinary, "cannot read /data: Permission denied"},
+      SyncAck{1, 2, SyncAckState::progress, 1u << 20, ""},
+      SyncAck{1, 3, SyncAckState::done, 0, ""},
+      SyncAck{1, 4, SyncAckState::failed, 5, "hash mismatch"},
+      SyncStepDone{1, SyncStep::prepare, ""},
+      SyncStepDone{2, SyncStep::commit, "cannot remove x"},
   };
 }
 
@@ -54,6 +61,13 @@ std::vector<HeadMessage> sample_head_messages() {
       Shutdown{},
       HeadHeartbeat{5, 1700000000000},
       HeadHeartbeat{0, -1},
+      SyncOpen{},
+      SyncOpen{3, "/data/code", {"rule1", kBinary}, kSyncDryRun},
+      SyncPrepare{3, {"a/b", "a"}, kBinary},
+      SyncFile{3, 9, "dir/file.bin", 300u << 20, 0755, -5, UINT64_MAX},
+      SyncData{3, 9, SyncCodec::zstd, 1u << 20, kBinary},
+      SyncData{3, 9, SyncCodec::raw, 0, ""},
+      SyncCommit{3, kBinary, "", "x"},
   };
 }
 
@@ -127,6 +141,10 @@ TEST(Codec, ExactByteLayout) {
   EXPECT_EQ(encode(HeadMessage{Signal{kAllWorkers, 15}}), "\x09\0\0\0\x41\xFF\xFF\xFF\xFF\x0F\0\0\0"s);
   EXPECT_EQ(encode(HeadMessage{Shutdown{}}), "\x01\0\0\0\x45"s);
   EXPECT_EQ(encode(HeadMessage{PickPort{0x0A0B0C0D}}), "\x05\0\0\0\x44\x0D\x0C\x0B\x0A"s);
+  EXPECT_EQ(encode(AgentMessage{SyncAck{1, 2, SyncAckState::done, 3, ""}}),
+            "\x16\0\0\0\x09\x01\0\0\0\x02\0\0\0\x01\x03\0\0\0\0\0\0\0\0\0\0\0"s);
+  EXPECT_EQ(encode(HeadMessage{SyncData{1, 2, SyncCodec::zstd, 4, "z"}}),
+            "\x13\0\0\0\x4A\x01\0\0\0\x02\0\0\0\x01\x04\0\0\0\x01\0\0\0z"s);
 }
 
 TEST(Codec, HeartbeatsShareAnEncodingButNotATypeByte) {
@@ -207,15 +225,23 @@ TEST(Codec, OutOfRangeEnumsAreErrors) {
     std::string payload = "\x01\0\0\0"s + static_cast<char>(how) + "\0\0\0\0\0\0\0\0"s;
     EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::worker_exited), payload).has_value()) << int{how};
   }
+  for (uint8_t state : {3, 255}) {
+    std::string payload = "\x01\0\0\0\x01\0\0\0"s + static_cast<char>(state) + std::string(12, '\0');
+    EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::sync_ack), payload).has_value()) << int{state};
+  }
+  for (uint8_t codec : {2, 255}) {
+    std::string payload = "\x01\0\0\0\x01\0\0\0"s + static_cast<char>(codec) + std::string(8, '\0');
+    EXPECT_FALSE(decode_head(static_cast<uint8_t>(Type::sync_data), payload).has_value()) << int{codec};
+  }
 }
 
 TEST(Codec, TypesOutsideTheDirectionDecodeToNothing) {
-  for (int type : {0, 8, 63, 64, 70, 71, 127, 128, 255}) {
+  for (int type : {0, 11, 63, 64, 70, 71, 127, 128, 255}) {
     auto decoded = decode_agent(static_cast<uint8_t>(type), "garbage");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
-  for (int type : {0, 1, 5, 7, 8, 63, 71, 127, 128, 255}) {
+  for (int type : {0, 1, 5, 7, 8, 63, 76, 127, 128, 255}) {
     auto decoded = decode_head(static_cast<uint8_t>(type), "");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;

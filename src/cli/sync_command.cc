@@ -1,0 +1,79 @@
+#include "cli/sync_command.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "cli/host_options.h"
+#include "cli/sync_view.h"
+#include "posix/terminal.h"
+
+namespace muster::cli {
+namespace {
+
+std::string absolute_dir(const std::string& path) {
+  std::string text = std::filesystem::absolute(path).lexically_normal().string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+Result<head::SyncRequest> make_sync_request(const SyncFlags& flags) {
+  head::SyncRequest request;
+  if (flags.source.empty()) return make_error(ErrorKind::usage, "muster sync: which directory? (muster sync DIR)");
+  request.source = absolute_dir(flags.source);
+  if (!std::filesystem::is_directory(request.source)) {
+    return make_error(ErrorKind::usage, "muster sync: {} is not a directory", request.source);
+  }
+  if (!flags.to.empty() && flags.to[0] != '/') {
+    return make_error(ErrorKind::usage, "muster sync: --to {} must be an absolute path (it is the same on every node)",
+                      flags.to);
+  }
+  request.destination = flags.to.empty() ? request.source : absolute_dir(flags.to);
+  if (request.destination == "/") return make_error(ErrorKind::usage, "muster sync: refusing to sync into /");
+  for (const auto& pattern : flags.excludes) {
+    if (auto added = request.rules.add(pattern); !added) return added.error();
+  }
+  for (const auto& file : flags.exclude_from) {
+    auto text = read_text_file(file);
+    if (!text) return text.error();
+    if (auto added = request.rules.add_file_text(*text, "", file); !added) return added.error();
+  }
+  request.delete_extraneous = flags.delete_extraneous;
+  request.dry_run = flags.dry_run;
+  request.compress = !flags.no_compress;
+  return request;
+}
+
+Result<head::SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std::string>& names,
+                                          const head::SyncRequest& request, bool verbose) {
+  bool live = posix::is_terminal(2) && !request.dry_run;
+  bool drew = false;
+  head::ProgressCallback progress;
+  if (live) {
+    progress = [&](const head::SyncProgress& p) {
+      posix::write_stderr("\r\033[K" + format_progress(p, names));
+      drew = true;
+    };
+  }
+  auto report = head::sync_to_nodes(pool, request, progress);
+  if (drew) posix::write_stderr("\r\033[K");
+  if (!report) return report.error();
+  if (request.dry_run) {
+    fmt::print("{}", format_dry_run(*report, names, request.source, request.destination));
+  } else if (verbose || !report->ok()) {
+    fmt::print("{}", format_summary(*report, names, request.source, request.destination));
+  }
+  std::fflush(stdout);
+  if (!report->ok()) {
+    size_t failed = 0;
+    for (const auto& node : report->nodes) failed += node.ok() ? 0 : 1;
+    return make_error(ErrorKind::remote, "sync to {} of {} nodes failed (see above); re-run to finish, files "
+                                         "already verified are not sent again", failed, names.size());
+  }
+  return report;
+}
+
+}  // namespace muster::cli

@@ -1,0 +1,53 @@
+// Safe file operations under a sync destination root. Every path is relative to the root and is resolved one
+// component at a time with openat(O_NOFOLLOW | O_DIRECTORY), so no operation can leave the root through a
+// symbolic link or `..` that is already on the node (a destination `a -> /etc` makes `a/x` an error, never a
+// write into /etc). Paths must pass is_safe_relative_path (sync/manifest.h); others are errors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "posix/fd.h"
+#include "util/result.h"
+
+namespace muster::sync {
+
+// A directory of the destination (an open fd) and the last component of a path inside it.
+struct ParentDir {
+  posix::Fd dir;
+  std::string name;
+};
+
+class DestTree {
+ public:
+  // Opens `root` (absolute), creating it and its parents (mode 0755) unless `create` is false.
+  static Result<DestTree> open(const std::string& root, bool create);
+
+  const std::string& root() const { return root_; }
+  int fd() const { return root_fd_.get(); }
+
+  // The parent directory of `path`; missing intermediate directories are created (mode 0755) when
+  // `create_missing`, else an error.
+  Result<ParentDir> parent_of(std::string_view path, bool create_missing) const;
+
+  // Deletes a file, symlink or empty directory. A missing path is fine; a non-empty directory is left in place
+  // (it still holds excluded files) and reported as false.
+  Result<bool> remove(std::string_view path) const;
+  // Makes a directory (owner-writable until set_meta gives it its final mode); an existing directory is fine.
+  Result<void> make_dir(std::string_view path) const;
+  // Sets the permission bits and the modification time of `path` (never through a symlink).
+  Result<void> set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const;
+  // Creates or replaces the symlink `path` with text `target` (through a temporary name and rename).
+  Result<void> make_symlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
+
+ private:
+  DestTree(std::string root, posix::Fd fd) : root_(std::move(root)), root_fd_(std::move(fd)) {}
+  std::string root_;
+  posix::Fd root_fd_;
+};
+
+// The `a/b` of a destination path for messages: "<root>/<path>".
+std::string dest_display(const std::string& root, std::string_view path);
+
+}  // namespace muster::sync

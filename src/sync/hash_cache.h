@@ -1,0 +1,55 @@
+// Remembers file hashes between syncs so an unchanged file is not read again (rsync's quick check, but the
+// answer is still a content hash). A file's hash is reused only when its size, mtime, ctime, inode and device
+// are all the same as when it was hashed; anything else (an in-place edit that restored the mtime changes
+// ctime) means read it again.
+//
+// The cache lives in one file per synced root: `<cache dir>/<XXH3-64 of the absolute root path>` (the default
+// dir is $XDG_CACHE_HOME/muster/sync or ~/.cache/muster/sync). load() of a missing, truncated or corrupt file
+// is an empty cache, never an error; save() writes a temporary file and renames it into place.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "util/result.h"
+
+namespace muster::sync {
+
+struct FileIdentity {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t inode = 0;
+  uint64_t device = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+class HashCache {
+ public:
+  // The cache file for `root` (made absolute) under `cache_dir` (empty: the default dir).
+  static std::string path_for(const std::string& root, const std::string& cache_dir = "");
+
+  static HashCache load(const std::string& cache_file);
+  Result<void> save() const;  // creates the directory; no-op when nothing changed since load
+
+  std::optional<uint64_t> lookup(const std::string& relative_path, const FileIdentity& identity) const;
+  void store(const std::string& relative_path, const FileIdentity& identity, uint64_t hash);
+  // Drops entries not looked up or stored since load (files that went away), so the cache does not grow.
+  void forget_unused();
+
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Item {
+    FileIdentity identity;
+    uint64_t hash = 0;
+    mutable bool used = false;  // set by lookup() too, for forget_unused()
+  };
+  std::string file_;
+  std::unordered_map<std::string, Item> entries_;
+  bool dirty_ = false;
+};
+
+}  // namespace muster::sync

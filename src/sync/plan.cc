@@ -1,0 +1,138 @@
+#include "sync/plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace muster::sync {
+namespace {
+
+std::string_view parent_of(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+bool same_content(const Entry& a, const Entry& b) { return a.size == b.size && a.hash == b.hash; }
+bool same_meta(const Entry& a, const Entry& b) { return a.mode == b.mode && a.mtime_ns == b.mtime_ns; }
+
+class Planner {
+ public:
+  Planner(const Manifest& destination, bool delete_extraneous) : delete_extraneous_(delete_extraneous) {
+    for (const auto& entry : destination.entries) dest_.emplace(entry.path, &entry);
+  }
+
+  void add_source(const Entry& entry);
+  void add_extraneous(const std::set<std::string_view>& source_paths);
+  SyncPlan finish(const Manifest& source);
+
+ private:
+  void create(const Entry& entry);
+  void remove_with_contents(const Entry& old);
+  void changed_inside(std::string_view path) { changed_dirs_.insert(parent_of(path)); }
+
+  std::map<std::string_view, const Entry*> dest_;  // sorted: a directory's contents follow it
+  bool delete_extraneous_;
+  std::set<std::string_view> removed_;
+  std::set<std::string_view> changed_dirs_;  // directories whose listing changes, so their mtime will
+  std::set<std::string_view> meta_dirs_;     // source directories whose mode/mtime differ or that are new
+  SyncPlan plan_;
+};
+
+void Planner::create(const Entry& entry) {
+  switch (entry.kind) {
+    case EntryKind::directory:
+      plan_.make_dirs.push_back(entry);
+      meta_dirs_.insert(entry.path);
+      break;
+    case EntryKind::file: plan_.send.push_back(entry); break;
+    case EntryKind::symlink: plan_.links.push_back(entry); break;
+  }
+  changed_inside(entry.path);
+}
+
+// Deletes `old` and, when it is a directory, everything the destination holds below it.
+void Planner::remove_with_contents(const Entry& old) {
+  removed_.insert(old.path);
+  changed_inside(old.path);
+  if (old.kind != EntryKind::directory) return;
+  std::string prefix = old.path + "/";
+  for (auto it = dest_.lower_bound(prefix); it != dest_.end() && it->first.starts_with(prefix); ++it) {
+    removed_.insert(it->first);
+  }
+}
+
+void Planner::add_source(const Entry& entry) {
+  auto found = dest_.find(entry.path);
+  if (found == dest_.end() || removed_.count(entry.path) != 0) {
+    create(entry);
+    return;
+  }
+  const Entry& old = *found->second;
+  if (old.kind != entry.kind) {
+    remove_with_contents(old);
+    create(entry);
+    return;
+  }
+  switch (entry.kind) {
+    case EntryKind::file:
+      if (!same_content(entry, old)) {
+        plan_.send.push_back(entry);
+        changed_inside(entry.path);
+      } else if (!same_meta(entry, old)) {
+        plan_.touch.push_back(entry);
+      }
+      break;
+    case EntryKind::symlink:
+      if (entry.target != old.target) {
+        plan_.links.push_back(entry);
+        changed_inside(entry.path);
+      }
+      break;
+    case EntryKind::directory:
+      if (!same_meta(entry, old)) meta_dirs_.insert(entry.path);
+      break;
+  }
+}
+
+void Planner::add_extraneous(const std::set<std::string_view>& source_paths) {
+  if (!delete_extraneous_) return;
+  for (const auto& [path, entry] : dest_) {
+    if (source_paths.count(path) == 0 && removed_.count(path) == 0) {
+      removed_.insert(path);
+      changed_inside(path);
+    }
+  }
+}
+
+SyncPlan Planner::finish(const Manifest& source) {
+  // Descending byte order puts everything below a directory before the directory itself.
+  plan_.remove.assign(removed_.rbegin(), removed_.rend());
+  for (const auto& entry : source.entries) {
+    if (entry.kind != EntryKind::directory) continue;
+    if (meta_dirs_.count(entry.path) != 0 || changed_dirs_.count(entry.path) != 0) plan_.dir_meta.push_back(entry);
+  }
+  std::sort(plan_.dir_meta.begin(), plan_.dir_meta.end(),
+            [](const Entry& a, const Entry& b) { return a.path > b.path; });
+  for (const auto& entry : plan_.send) plan_.send_bytes += entry.size;
+  return std::move(plan_);
+}
+
+}  // namespace
+
+SyncPlan plan_sync(const Manifest& source, const Manifest& destination, bool delete_extraneous) {
+  std::vector<const Entry*> sorted;
+  sorted.reserve(source.entries.size());
+  for (const auto& entry : source.entries) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) { return a->path < b->path; });
+  Planner planner(destination, delete_extraneous);
+  std::set<std::string_view> source_paths;
+  for (const Entry* entry : sorted) {
+    planner.add_source(*entry);
+    source_paths.insert(entry->path);
+  }
+  planner.add_extraneous(source_paths);
+  return planner.finish(source);
+}
+
+}  // namespace muster::sync

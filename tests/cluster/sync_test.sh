@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# sync_test.sh — `muster sync` on the testbed (8 nodes, private /data on each):
+#   1. a tree of ~2,000 files incl. a 300 MB file → every node's copy hashes (md5sum, independently of muster's
+#      XXH3) exactly like the source, modes and symlinks included;
+#   2. a re-sync with nothing changed finishes in under 1 s; touching one file moves only that file (the
+#      summary reports its bytes on each node);
+#   3. the head SIGKILLed mid-transfer (links capped so the transfer takes a while): no destination path holds a
+#      partial file (the big file is still its old, complete version everywhere), no temporary is left, and a
+#      re-run completes and verifies;
+#   4. `launch --sync DIR` syncs before starting: the job sees the new file on every node.
+# Exit 0 pass, 1 fail, 77 skip (no root / namespaces).
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+set -euo pipefail
+require_root_and_namespaces
+# shellcheck source=launch_lib.sh
+source "$(dirname "$0")/launch_lib.sh"
+
+readonly NODES=8 DEST=/data/synced
+muster_sync() { XDG_CACHE_HOME=$MUX_HOME "$MUSTER" sync "${MUSTER_SSH[@]}" -w "node[1-$NODES]" "$@"; }
+
+# tree_digest DIR: one digest of every path, type, mode, size and content (md5), and symlink text.
+tree_digest() {
+  (cd "$1" && find . -mindepth 1 -printf '%y %p %m %s %l\n' | LC_ALL=C sort &&
+    find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r md5sum) | md5sum | cut -d' ' -f1
+}
+node_digest() {  # node_digest NODE: tree_digest of DEST on that node, computed there
+  "$TESTBED" exec "$1" bash -c "$(declare -f tree_digest); tree_digest $DEST"
+}
+assert_all_nodes_match() {  # assert_all_nodes_match WHAT
+  local want k got
+  want=$(tree_digest "$SRC")
+  for ((k = 1; k <= NODES; k++)); do
+    got=$(node_digest "node$k") || fail "$1: cannot hash $DEST on node$k"
+    [[ $got == "$want" ]] || fail "$1: node$k's copy differs from the source (digest $got, want $want)"
+  done
+  step "$1: all $NODES copies identical to the source (md5 of every file, modes, links)"
+}
+
+launch_setup "$NODES"
+SRC=$SCRATCH/tree
+step "making the source: 2,000 small files in 40 directories + one 300 MB file"
+mkdir -p "$SRC"
+for d in $(seq -w 1 40); do
+  mkdir -p "$SRC/dir$d"
+  for f in $(seq -w 1 50); do printf 'file %s/%s\n%*s\n' "$d" "$f" $((10#$f * 37)) x >"$SRC/dir$d/f$f.txt"; done
+done
+chmod 755 "$SRC/dir01/f01.txt"
+ln -s ../dir02/f02.txt "$SRC/dir01/link"
+head -c 300000000 /dev/urandom >"$SRC/model.bin"
+files=$(find "$SRC" -type f | wc -l)
+step "source: $files files, $(du -sm "$SRC" | cut -f1) MB"
+
+# --- 1. first sync
+t0=$(now_us)
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "first sync failed: $out"
+step "first sync to $NODES nodes: $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s"
+echo "$out" | sed 's/^/    /' >&2
+assert_all_nodes_match "first sync"
+
+# --- 2. nothing changed: under 1 s; one file touched: only it moves
+t0=$(now_us)
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "re-sync failed: $out"
+ms=$(ms_between "$t0" "$(now_us)")
+step "re-sync with nothing changed: $(fmt_ms "$ms") s"
+((ms < 1000)) || fail "re-sync with nothing changed took $(fmt_ms "$ms") s (bound: 1 s): $out"
+[[ $(grep -c 'up to date' <<<"$out") == "$NODES" ]] || fail "re-sync: every node should be up to date: $out"
+
+echo "changed" >>"$SRC/dir07/f07.txt"
+size=$(stat -c %s "$SRC/dir07/f07.txt")
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "sync of one touched file failed: $out"
+for ((k = 1; k <= NODES; k++)); do
+  grep -Eq "^  node$k +1 +$size B " <<<"$out" || fail "node$k should receive exactly 1 file of $size B: $out"
+done
+step "one touched file: exactly 1 file ($size B) moved to each node"
+assert_all_nodes_match "after touching one file"
+
+# --- 3. head SIGKILLed mid-transfer
+old_md5=$(md5sum <"$SRC/model.bin" | cut -d' ' -f1)
+for ((k = 1; k <= NODES; k++)); do "$TESTBED" rate "node$k" 200mbit >/dev/null; done
+head -c 300000000 /dev/urandom >"$SRC/model.bin"
+new_md5=$(md5sum <"$SRC/model.bin" | cut -d' ' -f1)
+XDG_CACHE_HOME=$MUX_HOME "$MUSTER" sync "${MUSTER_SSH[@]}" -w "node[1-$NODES]" "$SRC" --to "$DEST" \
+  >"$SCRATCH/killed.out" 2>&1 &
+MUSTER_PID=$!
+# Wait until node1 holds a temporary of the big file of at least 20 MB, then kill the head.
+partial() {
+  "$TESTBED" exec node1 bash -c "stat -c %s $DEST/.model.bin.muster-tmp-* 2>/dev/null | head -1"
+}
+partial_big() { [[ $(partial) -gt 20000000 ]]; }
+wait_until 60 partial_big || fail "no partial transfer of model.bin seen on node1 within 60 s"
+seen=$(partial)
+kill -KILL "$MUSTER_PID"
+wait_exit "$MUSTER_PID" 5
+step "head SIGKILLed when node1 had $seen bytes of the new model.bin"
+for ((k = 1; k <= NODES; k++)); do
+  got=$("$TESTBED" exec "node$k" md5sum "$DEST/model.bin" | cut -d' ' -f1)
+  [[ $got == "$old_md5" ]] || fail "node$k: $DEST/model.bin is neither the old complete file nor absent (md5 $got)"
+done
+no_temp_on_node1() { ! "$TESTBED" exec node1 bash -c "ls $DEST/.*muster-tmp-* >/dev/null 2>&1"; }
+wait_until 5 no_temp_on_node1 ||
+  fail "a temporary file is still on node1 5 s after the head died"
+for ((k = 1; k <= NODES; k++)); do
+  if "$TESTBED" exec "node$k" bash -c "find $DEST -name '*.muster-tmp-*' | grep -q ."; then
+    fail "node$k: a temporary file was left after the head died"
+  fi
+done
+step "after the kill: every node still has the old, complete model.bin and no temporary"
+for ((k = 1; k <= NODES; k++)); do "$TESTBED" rate "node$k" none >/dev/null; done
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "re-run after the kill failed: $out"
+for ((k = 1; k <= NODES; k++)); do
+  got=$("$TESTBED" exec "node$k" md5sum "$DEST/model.bin" | cut -d' ' -f1)
+  [[ $got == "$new_md5" ]] || fail "node$k: model.bin after the re-run has md5 $got, want $new_md5"
+done
+assert_all_nodes_match "re-run after the kill"
+
+# --- 4. launch --sync
+CODE=$SCRATCH/code
+mkdir -p "$CODE" && echo "version 2" >"$CODE/VERSION"
+out=$(muster_launch -w "node[1-4]" --sync "$CODE" -- cat "$CODE/VERSION" 2>&1) || fail "launch --sync failed: $out"
+[[ $(grep -c 'version 2' <<<"$out") == 4 ]] || fail "launch --sync: every node should print 'version 2': $out"
+step "launch --sync: the job saw the synced file on all 4 nodes"
+step "PASS"

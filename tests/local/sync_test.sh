@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# muster sync on this machine (local transport, `--to` another directory): content, modes, mtimes and symlinks
+# arrive identical; a second run moves nothing; a touched file moves alone; --delete deletes only inside the
+# destination and never excluded paths; excludes and .musterignore; --dry-run changes nothing; unsafe symlinks
+# are refused; a symlink planted in the destination cannot redirect a write outside it; stale temporaries of an
+# interrupted sync are cleaned.
+source "$(dirname "$0")/lib.sh"
+
+export XDG_CACHE_HOME=$WORK/cache  # the hash caches of this test, not the user's
+SRC=$WORK/src
+DST=$WORK/dst
+
+sync_run() {  # sync_run ARGS...: OUT = stdout+stderr, RC = exit code
+  set +e
+  OUT=$("$MUSTER" sync "$@" 2>&1)
+  RC=$?
+  set -e
+}
+
+# tree_listing DIR: one line per entry: type, mode, mtime (files, dirs), size, content hash / link target
+tree_listing() {
+  (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %p %m %T@ %s\n' \) -o \( -type d -printf 'd %p %m %T@\n' \) \
+    -o \( -type l -printf 'l %p -> %l\n' \) | LC_ALL=C sort)
+  (cd "$1" && find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2)
+}
+
+assert_identical() {  # assert_identical SRC DST WHAT
+  local a b
+  a=$(tree_listing "$1")
+  b=$(tree_listing "$2")
+  [[ $a == "$b" ]] || fail "$3: trees differ:
+$(diff <(echo "$a") <(echo "$b") | head -20)"
+}
+
+set -e
+mkdir -p "$SRC/pkg/sub" "$SRC/empty" "$SRC/data"
+printf 'print("hi")\n' >"$SRC/train.py"
+printf '#!/bin/sh\necho run\n' >"$SRC/run.sh"
+chmod 750 "$SRC/run.sh"
+chmod 700 "$SRC/pkg/sub"
+head -c 3000000 /dev/urandom >"$SRC/data/weights.bin"          # incompressible, several chunks
+yes 'a line of compressible text' | head -c 2500000 >"$SRC/data/log.txt"  # compressible
+: >"$SRC/pkg/__init__.py"
+for i in $(seq 1 50); do echo "module $i" >"$SRC/pkg/sub/m$i.py"; done
+ln -s ../train.py "$SRC/pkg/link_to_train"
+ln -s sub/m1.py "$SRC/pkg/m1_alias"
+touch -d '2020-01-02 03:04:05.123456789' "$SRC/train.py"
+set +e
+
+# --- first sync: everything arrives, byte for byte, with modes, times and links
+sync_run "$SRC" --to "$DST"
+[[ $RC == 0 ]] || fail "first sync exit $RC: $OUT"
+assert_identical "$SRC" "$DST" "first sync"
+assert_contains "$OUT" "synced $SRC -> $DST on 1 node" "summary"
+assert_contains "$OUT" "identical" "summary status"
+
+# --- nothing changed: nothing moves, nothing re-hashed
+sync_run "$SRC" --to "$DST"
+[[ $RC == 0 ]] || fail "second sync exit $RC: $OUT"
+assert_contains "$OUT" "up to date" "second sync"
+assert_contains "$OUT" "hashed 0 B" "second sync reads nothing to hash"
+
+# --- one file touched: only that file moves (bytes reported)
+printf 'print("changed")\n' >"$SRC/train.py"
+sync_run "$SRC" --to "$DST"
+[[ $RC == 0 ]] || fail "third sync exit $RC: $OUT"
+line=$(grep -E "^  localhost " <<<"$OUT")
+[[ $line =~ localhost\ +1\ +17\ B ]] || fail "one 17-byte file should move, summary line: '$line'
+$OUT"
+assert_identical "$SRC" "$DST" "after touching one file"
+
+# --- same content, new mode and mtime: only metadata changes
+chmod 600 "$SRC/pkg/sub/m2.py"
+touch -d '2021-05-05 05:05:05' "$SRC/pkg/sub/m3.py"
+sync_run "$SRC" --to "$DST"
+[[ $RC == 0 ]] || fail "metadata sync exit $RC: $OUT"
+line=$(grep -E "^  localhost " <<<"$OUT")
+[[ $line =~ localhost\ +0\ +0\ B ]] || fail "metadata-only changes move no bytes: '$line'"
+assert_identical "$SRC" "$DST" "after mode/mtime changes"
+
+# --- dry run: lists, changes nothing
+printf 'new\n' >"$SRC/new.txt"
+echo extra >"$DST/extra.txt"
+before=$(tree_listing "$DST")
+sync_run "$SRC" --to "$DST" --dry-run --delete
+[[ $RC == 0 ]] || fail "dry run exit $RC: $OUT"
+assert_contains "$OUT" "+ new.txt (4 B)" "dry run lists the new file"
+assert_contains "$OUT" "- extra.txt" "dry run lists the deletion"
+[[ $(tree_listing "$DST") == "$before" ]] || fail "dry run changed the destination"
+
+# --- without --delete extraneous files stay; with it they go, except excluded ones
+sync_run "$SRC" --to "$DST"
+[[ -f $DST/extra.txt ]] || fail "without --delete extra.txt must stay"
+mkdir -p "$DST/cache" && echo keep >"$DST/cache/big.ckpt"
+sync_run "$SRC" --to "$DST" --delete --exclude 'cache/'
+[[ $RC == 0 ]] || fail "--delete exit $RC: $OUT"
+[[ ! -e $DST/extra.txt ]] || fail "--delete did not remove extra.txt"
+[[ -f $DST/cache/big.ckpt ]] || fail "--delete removed an excluded path"
+rm -rf "$DST/cache"
+assert_identical "$SRC" "$DST" "after --delete"
+
+# --- excludes: --exclude and .musterignore files (gitignore syntax)
+printf '*.log\n!keep.log\n' >"$SRC/pkg/.musterignore"
+echo a >"$SRC/pkg/a.log"; echo k >"$SRC/pkg/keep.log"; echo t >"$SRC/tmp.bak"
+sync_run "$SRC" --to "$DST" --exclude '*.bak'
+[[ $RC == 0 ]] || fail "exclude sync exit $RC: $OUT"
+[[ ! -e $DST/pkg/a.log && ! -e $DST/tmp.bak ]] || fail "excluded files were copied"
+[[ -f $DST/pkg/keep.log && -f $DST/pkg/.musterignore ]] || fail "negated/ignore files missing"
+
+# --- a kind change: a file becomes a directory and a directory a file
+rm "$SRC/new.txt" && mkdir "$SRC/new.txt" && echo in >"$SRC/new.txt/inner"
+rm -rf "$SRC/empty" && echo now-a-file >"$SRC/empty"
+sync_run "$SRC" --to "$DST" --exclude '*.bak'
+[[ $RC == 0 ]] || fail "kind change exit $RC: $OUT"
+[[ -f $DST/new.txt/inner && -f $DST/empty ]] || fail "kind changes not applied"
+
+# --- a symlink planted in the destination cannot redirect writes outside it
+OUTSIDE=$WORK/outside && mkdir -p "$OUTSIDE"
+rm -rf "$DST/pkg/sub" && ln -s "$OUTSIDE" "$DST/pkg/sub"
+printf 'print(2)\n' >"$SRC/pkg/sub/m4.py"
+rm -f "$SRC/tmp.bak" "$SRC/pkg/a.log"
+sync_run "$SRC" --to "$DST" --exclude '*.bak'
+[[ -z $(ls -A "$OUTSIDE") ]] || fail "a write went through a destination symlink into $OUTSIDE: $(ls -A "$OUTSIDE")"
+[[ -d $DST/pkg/sub && ! -L $DST/pkg/sub ]] || fail "the planted symlink was not replaced by the directory"
+assert_identical "$SRC" "$DST" "after replacing a planted symlink"
+
+# --- stale temporaries of an interrupted sync are removed
+echo torn >"$DST/pkg/.m5.py.muster-tmp-999-3"
+sync_run "$SRC" --to "$DST"
+[[ ! -e $DST/pkg/.m5.py.muster-tmp-999-3 ]] || fail "stale temporary left in place"
+
+# --- unsafe source symlinks are refused before anything moves
+ln -s /etc/passwd "$SRC/abs_link"
+sync_run "$SRC" --to "$WORK/dst2"
+[[ $RC == 2 ]] || fail "absolute symlink: expected exit 2, got $RC: $OUT"
+assert_contains "$OUT" "abs_link -> /etc/passwd points outside" "unsafe symlink message"
+[[ ! -e $WORK/dst2 ]] || fail "unsafe source: the destination was created"
+rm "$SRC/abs_link"
+ln -s ../../x "$SRC/pkg/escape"
+sync_run "$SRC" --to "$WORK/dst2"
+[[ $RC == 2 ]] || fail "escaping relative symlink: expected exit 2, got $RC: $OUT"
+rm "$SRC/pkg/escape"
+
+# --- bad input: missing source, relative --to
+sync_run "$WORK/nope" --to "$DST"
+[[ $RC == 2 ]] || fail "missing source: expected 2, got $RC"
+assert_contains "$OUT" "$WORK/nope is not a directory" "missing source"
+sync_run "$SRC" --to relative/dir
+[[ $RC == 2 ]] || fail "relative --to: expected 2, got $RC"
+assert_contains "$OUT" "must be an absolute path" "relative --to"
+
+# --- file names with spaces, quotes and shell metacharacters
+weird="$SRC/we ird \$(touch pwned) 'q' \"d\";|&.txt"
+echo weird >"$weird"
+sync_run "$SRC" --to "$DST"
+[[ $RC == 0 ]] || fail "weird names exit $RC: $OUT"
+[[ -f "$DST/we ird \$(touch pwned) 'q' \"d\";|&.txt" && ! -e $WORK/pwned && ! -e pwned ]] || fail "odd file name"
+assert_identical "$SRC" "$DST" "odd names"
+
