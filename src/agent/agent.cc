@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "agent/guard.h"
+#include "agent/relay.h"
 #include "agent/worker.h"
 #include "posix/clock.h"
 #include "posix/environment.h"
@@ -22,6 +23,7 @@
 #include "posix/terminal.h"
 #include "protocol/codec.h"
 #include "protocol/frame_reader.h"
+#include "protocol/hops.h"
 #include "protocol/preamble.h"
 #include "sync/receiver.h"
 #include "util/byte_queue.h"
@@ -39,7 +41,7 @@ constexpr int kStdin = 0;
 constexpr int kStdout = 1;
 
 // Poller tokens: kind in the high 32 bits, worker id in the low ones.
-enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4 };
+enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4, kChildOut = 5, kChildErr = 6, kChildIn = 7 };
 uint64_t token(Kind kind, uint32_t id = 0) { return (static_cast<uint64_t>(kind) << 32) | id; }
 
 int64_t unix_ms() {
@@ -75,6 +77,10 @@ class Agent {
 
  private:
   void send(const protocol::AgentMessage& message);
+  void send_encoded(std::string_view frame);
+  void open_relay(const protocol::RelayOpen& open);
+  void relay(const protocol::Relay& message);
+  void service_relay(uint64_t token);
   void flush_to_head();
   void on_head_readable();
   void on_head_message(const protocol::HeadMessage& message);
@@ -101,6 +107,7 @@ class Agent {
   bool throttled_ = false;
   std::map<uint32_t, std::unique_ptr<Worker>> workers_;
   sync::Receiver receiver_;
+  std::unique_ptr<RelayChild> relay_;
   std::vector<std::string> base_env_ = posix::current_environment();
   std::optional<int64_t> kill_deadline_ms_;
   bool shutdown_requested_ = false;
@@ -115,6 +122,48 @@ void Agent::send(const protocol::AgentMessage& message) {
   if (head_gone_) return;
   outbox_.append(protocol::encode(message));
   flush_to_head();
+}
+
+void Agent::send_encoded(std::string_view frame) {
+  if (head_gone_) return;
+  outbox_.append(frame);
+  flush_to_head();
+}
+
+void Agent::open_relay(const protocol::RelayOpen& open) {
+  auto up_error = [&](const std::string& why) {
+    send(protocol::Relayed{1, protocol::encode(protocol::AgentMessage{protocol::AgentError{why}})});
+  };
+  if (relay_) return up_error("relay: this agent already has a chain");
+  auto child = RelayChild::start(open, poller_, {token(kChildOut), token(kChildErr), token(kChildIn)},
+                                 options_.heartbeat_ms, options_.heartbeat_timeout_ms);
+  if (!child) return up_error(child.error().message);
+  relay_ = std::move(*child);
+}
+
+void Agent::relay(const protocol::Relay& message) {
+  if (protocol::has_hop(message.hops, 0)) {
+    auto inner = protocol::decode_head_frame(message.frame);
+    if (!inner) {
+      send(protocol::AgentError{"relayed frame: " + inner.error().message});
+    } else if (*inner && !std::holds_alternative<protocol::Relay>(**inner)) {
+      on_head_message(**inner);
+    }
+  }
+  std::string next = protocol::next_hops(message.hops);
+  if (next.empty()) return;
+  if (!relay_) {
+    return send(protocol::Relayed{1, protocol::encode(protocol::AgentMessage{
+                                         protocol::AgentError{"relay: no chain below this node"}})});
+  }
+  relay_->send_frame(protocol::encode(protocol::HeadMessage{protocol::Relay{std::move(next), message.frame}}));
+}
+
+void Agent::service_relay(uint64_t event_token) {
+  if (!relay_) return;
+  if (event_token != 0) relay_->on_event(event_token);
+  relay_->on_timer(posix::monotonic_ms());
+  for (const auto& frame : relay_->take_upward()) send_encoded(frame);
 }
 
 void Agent::flush_to_head() {
@@ -200,6 +249,10 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
                                    port ? "" : port.error().message});
         } else if constexpr (std::is_same_v<M, protocol::Shutdown>) {
           shutdown_requested_ = true;
+        } else if constexpr (std::is_same_v<M, protocol::RelayOpen>) {
+          open_relay(m);
+        } else if constexpr (std::is_same_v<M, protocol::Relay>) {
+          relay(m);
         }
       },
       message);
@@ -381,7 +434,9 @@ int Agent::run() {
       if ((kind == kWorkerOut || kind == kWorkerErr) && it != workers_.end()) {
         read_worker(*it->second, kind == kWorkerOut ? Stream::out : Stream::err);
       }
+      if (kind == kChildOut || kind == kChildErr || kind == kChildIn) service_relay(event.token);
     }
+    service_relay(0);
     on_signals();
     reap_workers();
     report_finished_workers();

@@ -18,7 +18,15 @@
 //        "message": "...",                       // may contain newlines (tables)
 //        "fix": "..."}                           // "" when there is nothing to do
 //     ],
-//     "summary": {"errors": 0, "warnings": 1, "ok": 11}
+//     "summary": {"errors": 0, "warnings": 1, "ok": 11},
+//     "bandwidth": {                             // only with `muster doctor --bandwidth` (bandwidth_table.h)
+//       "mode": "ring" | "pairs", "seconds": 2.0, // streaming time per link, after a 0.25 s warm-up
+//       "reference_mbps": 955.5,                 // what a healthy node reaches (bandwidth_check.h)
+//       "nodes": [{"name": "node3", "interface": "eth0", "speed_mbps": 10000,  // -1: unknown
+//                  "physical": false, "slow": true}],                   // slow: all its links are slow
+//       "links": [{"from": "node2", "to": "node3", "ok": true, "mbps": 94.9,
+//                  "rtt_us": 22.0,                // idle TCP round trip; -1 unknown
+//                  "slow": true, "error": ""}]}  // error: why ok is false
 //   }
 #pragma once
 

@@ -121,6 +121,19 @@ void write(WireWriter& w, const SyncCommit& m) {
   w.str(m.touch);
   w.str(m.dir_meta);
 }
+void write(WireWriter& w, const Relayed& m) {
+  w.u32(m.hop);
+  w.str(m.frame);
+}
+void write(WireWriter& w, const RelayOpen& m) {
+  w.str_list(m.destinations);
+  w.str_list(m.names);
+  w.u32(m.connect_timeout_s);
+}
+void write(WireWriter& w, const Relay& m) {
+  w.str(m.hops);
+  w.str(m.frame);
+}
 void write(WireWriter&, const Shutdown&) {}
 void write(WireWriter& w, const HeadHeartbeat& m) {
   write_heartbeat(w, m.seq, m.unix_ms);
@@ -246,6 +259,20 @@ void read(WireReader& r, SyncCommit& m) {
   m.touch = r.str("touch");
   m.dir_meta = r.str("dir_meta");
 }
+void read(WireReader& r, Relayed& m) {
+  m.hop = r.u32("hop");
+  m.frame = r.str("frame");
+}
+void read(WireReader& r, RelayOpen& m) {
+  m.destinations = r.str_list("destinations");
+  m.names = r.str_list("names");
+  m.connect_timeout_s = r.u32("connect_timeout_s");
+  if (r.ok() && m.names.size() != m.destinations.size()) r.fail("names and destinations differ in number");
+}
+void read(WireReader& r, Relay& m) {
+  m.hops = r.str("hops");
+  m.frame = r.str("frame");
+}
 void read(WireReader&, Shutdown&) {}
 void read(WireReader& r, HeadHeartbeat& m) {
   m.seq = r.u64("seq");
@@ -320,6 +347,15 @@ constexpr Type type_byte(const SyncData&) {
 constexpr Type type_byte(const SyncCommit&) {
   return Type::sync_commit;
 }
+constexpr Type type_byte(const Relayed&) {
+  return Type::relayed;
+}
+constexpr Type type_byte(const RelayOpen&) {
+  return Type::relay_open;
+}
+constexpr Type type_byte(const Relay&) {
+  return Type::relay;
+}
 
 template <typename Message>
 std::string encode_frame(const Message& message) {
@@ -381,6 +417,8 @@ Result<std::optional<AgentMessage>> decode_agent(uint8_t type, std::string_view 
       return decode_as<SyncAck, V>(payload);
     case Type::sync_step_done:
       return decode_as<SyncStepDone, V>(payload);
+    case Type::relayed:
+      return decode_as<Relayed, V>(payload);
     default:
       return std::optional<V>();
   }
@@ -413,9 +451,44 @@ Result<std::optional<HeadMessage>> decode_head(uint8_t type, std::string_view pa
       return decode_as<SyncData, V>(payload);
     case Type::sync_commit:
       return decode_as<SyncCommit, V>(payload);
+    case Type::relay_open:
+      return decode_as<RelayOpen, V>(payload);
+    case Type::relay:
+      return decode_as<Relay, V>(payload);
     default:
       return std::optional<V>();
   }
+}
+
+namespace {
+
+// Checks the framing of a nested frame; on success `type` and `payload` are its parts.
+Result<void> split_frame(std::string_view frame, uint8_t& type, std::string_view& payload) {
+  if (frame.size() < 5) return make_error(ErrorKind::protocol, "nested frame of {} bytes is too short", frame.size());
+  WireReader r(frame.substr(0, 4));
+  uint32_t length = r.u32("length");
+  if (length != frame.size() - 4) {
+    return make_error(ErrorKind::protocol, "nested frame says {} bytes but holds {}", length, frame.size() - 4);
+  }
+  type = static_cast<uint8_t>(frame[4]);
+  payload = frame.substr(5);
+  return {};
+}
+
+}  // namespace
+
+Result<std::optional<AgentMessage>> decode_agent_frame(std::string_view frame) {
+  uint8_t type = 0;
+  std::string_view payload;
+  if (auto split = split_frame(frame, type, payload); !split) return split.error();
+  return decode_agent(type, payload);
+}
+
+Result<std::optional<HeadMessage>> decode_head_frame(std::string_view frame) {
+  uint8_t type = 0;
+  std::string_view payload;
+  if (auto split = split_frame(frame, type, payload); !split) return split.error();
+  return decode_head(type, payload);
 }
 
 Type type_of(const AgentMessage& message) {
@@ -472,6 +545,12 @@ const char* type_name(Type type) {
       return "SyncData";
     case Type::sync_commit:
       return "SyncCommit";
+    case Type::relayed:
+      return "Relayed";
+    case Type::relay_open:
+      return "RelayOpen";
+    case Type::relay:
+      return "Relay";
   }
   return "unknown";
 }

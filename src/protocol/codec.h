@@ -26,6 +26,11 @@ std::string encode(const HeadMessage& message);
 Result<std::optional<AgentMessage>> decode_agent(uint8_t type, std::string_view payload);
 Result<std::optional<HeadMessage>> decode_head(uint8_t type, std::string_view payload);
 
+// A whole encoded frame (as encode() returns it) carried inside another message (Relay, Relayed): the length
+// field must match the bytes exactly.
+Result<std::optional<AgentMessage>> decode_agent_frame(std::string_view frame);
+Result<std::optional<HeadMessage>> decode_head_frame(std::string_view frame);
+
 // The wire type byte of a message, and its name for diagnostics ("Hello", "SpawnWorker", ...).
 Type type_of(const AgentMessage& message);
 Type type_of(const HeadMessage& message);

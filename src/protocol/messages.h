@@ -77,6 +77,11 @@ struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
   std::string error;
   bool operator==(const SyncAck&) const = default;
 };
+struct Relayed {  // a frame from the node `hop` places down this agent's relay chain (section 9)
+  uint32_t hop = 0;
+  std::string frame;
+  bool operator==(const Relayed&) const = default;
+};
 enum class SyncStep : uint8_t { prepare = 1, commit = 2 };
 struct SyncStepDone {
   uint32_t session = 0;
@@ -117,6 +122,17 @@ struct HeadHeartbeat {
   uint64_t seq = 0;
   int64_t unix_ms = 0;
   bool operator==(const HeadHeartbeat&) const = default;
+};
+struct RelayOpen {  // start a chain: this agent starts an agent on destinations[0], which gets the rest
+  std::vector<std::string> destinations;
+  std::vector<std::string> names;  // for messages, one per destination
+  uint32_t connect_timeout_s = 10;
+  bool operator==(const RelayOpen&) const = default;
+};
+struct Relay {  // deliver `frame` to every hop whose bit is set in `hops` (bit 0 of byte 0 = this agent)
+  std::string hops;
+  std::string frame;
+  bool operator==(const Relay&) const = default;
 };
 inline constexpr uint8_t kSyncDryRun = 1;  // SyncOpen flag: scan only, change nothing on the node
 struct SyncOpen {
@@ -160,9 +176,9 @@ struct SyncCommit {  // after every file: symlinks, metadata of unchanged files,
 };
 
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
-                                  SyncManifest, SyncAck, SyncStepDone>;
+                                  SyncManifest, SyncAck, SyncStepDone, Relayed>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
-                                 SyncPrepare, SyncFile, SyncData, SyncCommit>;
+                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay>;
 
 // Wire type bytes (section 4).
 enum class Type : uint8_t {
@@ -176,6 +192,7 @@ enum class Type : uint8_t {
   sync_manifest = 8,
   sync_ack = 9,
   sync_step_done = 10,
+  relayed = 11,
   spawn_worker = 64,
   signal = 65,
   terminate = 66,
@@ -188,6 +205,8 @@ enum class Type : uint8_t {
   sync_file = 73,
   sync_data = 74,
   sync_commit = 75,
+  relay_open = 76,
+  relay = 77,
 };
 
 }  // namespace muster::protocol

@@ -42,6 +42,8 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncAck{1, 4, SyncAckState::failed, 5, "hash mismatch"},
       SyncStepDone{1, SyncStep::prepare, ""},
       SyncStepDone{2, SyncStep::commit, "cannot remove x"},
+      Relayed{1, "frame"},
+      Relayed{7, kBinary},
   };
 }
 
@@ -68,6 +70,9 @@ std::vector<HeadMessage> sample_head_messages() {
       SyncData{3, 9, SyncCodec::zstd, 1u << 20, kBinary},
       SyncData{3, 9, SyncCodec::raw, 0, ""},
       SyncCommit{3, kBinary, "", "x"},
+      RelayOpen{{"node2", "u@node3"}, {"node2", "node3"}, 10},
+      RelayOpen{},
+      Relay{"\x05", kBinary},
   };
 }
 
@@ -236,16 +241,29 @@ TEST(Codec, OutOfRangeEnumsAreErrors) {
 }
 
 TEST(Codec, TypesOutsideTheDirectionDecodeToNothing) {
-  for (int type : {0, 11, 63, 64, 70, 71, 127, 128, 255}) {
+  for (int type : {0, 12, 63, 64, 70, 71, 127, 128, 255}) {
     auto decoded = decode_agent(static_cast<uint8_t>(type), "garbage");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
-  for (int type : {0, 1, 5, 7, 8, 63, 76, 127, 128, 255}) {
+  for (int type : {0, 1, 5, 7, 8, 63, 78, 127, 128, 255}) {
     auto decoded = decode_head(static_cast<uint8_t>(type), "");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
+}
+
+TEST(Codec, NestedFramesDecodeOnlyWhenTheirLengthIsExact) {
+  std::string frame = encode(HeadMessage{Ping{5}});
+  auto decoded = decode_head_frame(frame);
+  ASSERT_TRUE(decoded.has_value() && decoded->has_value());
+  EXPECT_EQ(**decoded, HeadMessage{Ping{5}});
+  EXPECT_FALSE(decode_head_frame(frame.substr(0, frame.size() - 1)).has_value());
+  EXPECT_FALSE(decode_head_frame(frame + "x").has_value());
+  EXPECT_FALSE(decode_head_frame("").has_value());
+  auto agent = decode_agent_frame(encode(AgentMessage{Relayed{2, frame}}));
+  ASSERT_TRUE(agent.has_value() && agent->has_value());
+  EXPECT_EQ(std::get<Relayed>(**agent).frame, frame);
 }
 
 TEST(Codec, TypeNames) {

@@ -1,0 +1,153 @@
+#include "agent/relay.h"
+
+#include <csignal>
+#include <random>
+
+#include <fmt/core.h>
+
+#include "posix/clock.h"
+#include "protocol/codec.h"
+
+namespace muster::agent {
+namespace {
+
+constexpr int64_t kAnsweredConnectMs = 30'000;  // as the head: an upload may take a while
+
+std::string make_nonce() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}", random(), random());
+}
+
+std::string relayed(uint32_t hop, std::string frame) {
+  return protocol::encode(protocol::AgentMessage{protocol::Relayed{hop, std::move(frame)}});
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RelayChild>> RelayChild::start(const protocol::RelayOpen& open, posix::Poller& poller,
+                                                      Tokens tokens, int heartbeat_ms, int heartbeat_timeout_ms) {
+  if (open.destinations.empty()) return make_error(ErrorKind::usage, "relay: an empty chain");
+  auto binary = transport::self_binary();
+  if (!binary) return binary.error();
+  transport::SshOptions ssh;
+  ssh.connect_timeout_s = static_cast<int>(open.connect_timeout_s);
+  auto transport = transport::make_ssh_transport(*binary, ssh);
+  protocol::RelayOpen rest{{open.destinations.begin() + 1, open.destinations.end()},
+                           {open.names.begin() + 1, open.names.end()}, open.connect_timeout_s};
+  std::unique_ptr<RelayChild> child(new RelayChild(poller, tokens, *binary, std::move(rest), heartbeat_ms,
+                                                   heartbeat_timeout_ms, static_cast<int>(open.connect_timeout_s) * 1000 + 500));
+  std::string nonce = make_nonce();
+  transport::AgentTarget target{open.names[0], open.destinations[0],
+                                {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
+                                 "--heartbeat-timeout-ms", std::to_string(heartbeat_timeout_ms)}};
+  auto process = transport->start(target);
+  if (!process) return make_error(ErrorKind::unreachable, "relay to {}: {}", open.names[0], process.error().message);
+  child->session_ = std::make_unique<head::AgentSession>(open.names[0], std::move(*process), nonce, &child->binary_,
+                                                         posix::monotonic_ms());
+  child->sync_registrations();
+  return child;
+}
+
+RelayChild::RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBinary binary, protocol::RelayOpen rest,
+                       int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_ms)
+    : poller_(poller),
+      tokens_(tokens),
+      binary_(std::move(binary)),
+      rest_(std::move(rest)),
+      heartbeat_ms_(heartbeat_ms),
+      heartbeat_timeout_ms_(heartbeat_timeout_ms),
+      connect_timeout_ms_(connect_timeout_ms) {}
+
+RelayChild::~RelayChild() {
+  if (!session_) return;
+  for (int fd : {session_->stdout_fd(), session_->stderr_fd(), session_->stdin_fd()}) {
+    if (fd >= 0) (void)poller_.remove(fd);
+  }
+  session_->close("the relay ended");  // EOF: the child agent tears down
+  session_->kill_transport(SIGTERM);
+}
+
+void RelayChild::sync_registrations() {
+  auto sync = [&](bool& registered, int fd, bool wanted, uint32_t events, uint64_t token) {
+    if (fd < 0) {
+      registered = false;
+      return;
+    }
+    if (wanted == registered) return;
+    registered = wanted;
+    if (wanted) (void)poller_.add(fd, events, token);
+    else (void)poller_.remove(fd);
+  };
+  sync(out_registered_, session_->stdout_fd(), true, posix::poll_readable, tokens_.out);
+  sync(err_registered_, session_->stderr_fd(), true, posix::poll_readable, tokens_.err);
+  sync(in_registered_, session_->stdin_fd(), session_->wants_write(), posix::poll_writable, tokens_.in);
+}
+
+void RelayChild::fail(const std::string& why) {
+  if (failed_) return;
+  failed_ = true;
+  std::string details = session_->diagnostics();
+  upward_.push_back(relayed(1, protocol::encode(protocol::AgentMessage{protocol::AgentError{
+                                   fmt::format("relay to {}: {}{}{}", session_->node(), why,
+                                               details.empty() ? "" : ": ", details)}})));
+  for (int fd : {session_->stdout_fd(), session_->stderr_fd(), session_->stdin_fd()}) {
+    if (fd >= 0) (void)poller_.remove(fd);
+  }
+  out_registered_ = err_registered_ = in_registered_ = false;
+  session_->close(why);
+  session_->kill_transport(SIGTERM);
+}
+
+void RelayChild::drain() {
+  for (auto& message : session_->take_messages()) {
+    if (auto* hello = std::get_if<protocol::Hello>(&message)) {
+      ready_ = true;
+      upward_.push_back(relayed(1, protocol::encode(protocol::AgentMessage{*hello})));
+      if (!rest_.destinations.empty()) session_->send(rest_);
+    } else if (auto* inner = std::get_if<protocol::Relayed>(&message)) {
+      upward_.push_back(relayed(inner->hop + 1, std::move(inner->frame)));
+    } else {
+      upward_.push_back(relayed(1, protocol::encode(message)));
+    }
+  }
+  if (session_->state() == head::AgentSession::State::closed) fail(session_->failure());
+}
+
+void RelayChild::on_event(uint64_t token) {
+  if (failed_) return;
+  int64_t now = posix::monotonic_ms();
+  if (token == tokens_.out) session_->on_stdout_readable(now);
+  if (token == tokens_.err) session_->on_stderr_readable();
+  if (token == tokens_.in) session_->on_stdin_writable();
+  drain();
+  if (!failed_) sync_registrations();
+}
+
+void RelayChild::on_timer(int64_t now) {
+  if (failed_) return;
+  if (!ready_) {
+    int64_t limit = session_->heard_anything() ? std::max<int64_t>(kAnsweredConnectMs, connect_timeout_ms_)
+                                               : connect_timeout_ms_;
+    if (now - session_->started_ms() > limit) fail(fmt::format("no answer within {:.1f} s", limit / 1000.0));
+    return;
+  }
+  if (now - session_->last_heard_ms() > heartbeat_timeout_ms_) {
+    fail(fmt::format("no heartbeat for {} ms", now - session_->last_heard_ms()));
+    return;
+  }
+  if (now >= next_heartbeat_ms_) {
+    session_->send(protocol::HeadHeartbeat{heartbeat_seq_++, 0});
+    next_heartbeat_ms_ = now + heartbeat_ms_;
+    sync_registrations();
+  }
+}
+
+void RelayChild::send_frame(std::string_view frame) {
+  if (failed_ || !ready_) return;  // the head sends down a chain only after every hop said Hello
+  session_->send_frame(frame);
+  sync_registrations();
+}
+
+std::vector<std::string> RelayChild::take_upward() { return std::exchange(upward_, {}); }
+
+}  // namespace muster::agent

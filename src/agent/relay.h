@@ -1,0 +1,64 @@
+// The agent's half of a relay chain (docs/agent-protocol.md section 9): on RelayOpen the agent starts an agent
+// on the next node itself, over ssh from this node (the node-to-node ssh `muster setup ssh` gives), and becomes
+// that agent's head: it answers its binary upload with its own executable, sends it heartbeats, passes it the
+// rest of the chain, forwards Relay frames down and wraps whatever comes up in Relayed{hop + 1}. Data for many
+// nodes thus leaves the real head once and crosses each link once (`muster sync` on a chain).
+//
+// Driven by the agent's loop: it registers the child's fds with the agent's Poller under the tokens it is
+// given, and the loop calls on_event()/on_timer(). What comes up is returned as frames for the head.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "head/agent_session.h"
+#include "posix/poller.h"
+#include "protocol/messages.h"
+#include "transport/transport.h"
+
+namespace muster::agent {
+
+class RelayChild {
+ public:
+  struct Tokens {
+    uint64_t out, err, in;
+  };
+  // Starts the agent on open.destinations[0]. Returns an error (for an AgentError upward) if it cannot start.
+  static Result<std::unique_ptr<RelayChild>> start(const protocol::RelayOpen& open, posix::Poller& poller,
+                                                   Tokens tokens, int heartbeat_ms, int heartbeat_timeout_ms);
+  ~RelayChild();
+
+  // A poller event on one of the child's fds; `token` is one of Tokens.
+  void on_event(uint64_t token);
+  // Heartbeats to the child, connect and silence timeouts; call every loop round.
+  void on_timer(int64_t now_ms);
+  // Forwards `frame` (an encoded head message) to the child.
+  void send_frame(std::string_view frame);
+  // Frames for the head (Relayed, already encoded) since the last call.
+  std::vector<std::string> take_upward();
+  bool failed() const { return failed_; }
+  int64_t next_deadline_ms() const { return next_heartbeat_ms_; }
+
+ private:
+  RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBinary binary, protocol::RelayOpen rest,
+             int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_ms);
+  void drain();
+  void fail(const std::string& why);
+  void sync_registrations();
+
+  posix::Poller& poller_;
+  Tokens tokens_;
+  transport::SelfBinary binary_;
+  protocol::RelayOpen rest_;  // the chain after the child, passed on once it is ready
+  std::unique_ptr<head::AgentSession> session_;
+  bool out_registered_ = false, err_registered_ = false, in_registered_ = false;
+  bool ready_ = false, failed_ = false;
+  int heartbeat_ms_, heartbeat_timeout_ms_, connect_timeout_ms_;
+  int64_t next_heartbeat_ms_ = 0;
+  uint64_t heartbeat_seq_ = 0;
+  std::vector<std::string> upward_;
+};
+
+}  // namespace muster::agent
