@@ -192,18 +192,15 @@ int run_preflight(const LaunchFlags& flags, const launch::LaunchOptions& options
 int run_presync(const LaunchFlags& flags, const launch::LaunchOptions& options) {
   posix::SignalBlock signals;
   PoolFlags pool_flags{flags.hosts, flags.connect_timeout_s, flags.ssh_config};
-  std::vector<std::string> names;
-  auto pool = connect_pool(pool_flags, names);
-  if (!pool) return report_error(pool.error());
   for (const auto& dir : flags.sync_dirs) {
     SyncFlags sync_flags;
     sync_flags.source = dir;
     sync_flags.excludes = flags.sync_excludes;
     auto request = make_sync_request(sync_flags);
     if (!request) return report_error(request.error());
-    auto report = run_sync_on_pool(**pool, names, *request, false);
+    std::vector<std::string> names;
+    auto report = sync_to_hosts(pool_flags, *request, sync_flags.fanout, false, names);
     if (!report) {
-      (*pool)->shutdown(3000);
       fmt::print(stderr, "muster launch: --sync {} failed; nothing was started\n", dir);
       return report_error(report.error());
     }
@@ -214,7 +211,6 @@ int run_presync(const LaunchFlags& flags, const launch::LaunchOptions& options) 
                  names.size() == 1 ? "" : "s", files, format_size(bytes));
     }
   }
-  (*pool)->shutdown(3000);
   return kExitOk;
 }
 

@@ -26,6 +26,12 @@ int run_sync(const std::vector<std::string>& args) {
   app->add_flag("-n,--dry-run", flags.dry_run, "list what would change on each node; change nothing");
   app->add_flag("--no-compress", flags.no_compress, "send file data as is (default: zstd where it helps)");
   app->add_flag("-q,--quiet", flags.quiet, "print nothing when every node ends up identical");
+  app->add_option("--fanout", flags.fanout,
+                  "chain: the data leaves here once and each node passes it to the next (needs node-to-node ssh); "
+                  "star: sent from here to every node; auto: chain from 3 nodes on, star if the nodes cannot ssh "
+                  "to each other")
+      ->check(CLI::IsMember({"auto", "chain", "star"}))
+      ->capture_default_str();
   add_host_options(*app, pool_flags.hosts, false);
   add_pool_flags(*app, pool_flags);
   if (auto code = parse_command_line(*app, args)) return *code;
@@ -34,10 +40,7 @@ int run_sync(const std::vector<std::string>& args) {
   if (!request) return report_error(request.error());
   posix::SignalBlock signals;
   std::vector<std::string> names;
-  auto pool = connect_pool(pool_flags, names);
-  if (!pool) return report_error(pool.error());
-  auto report = run_sync_on_pool(**pool, names, *request, !flags.quiet);
-  (*pool)->shutdown(3000);
+  auto report = sync_to_hosts(pool_flags, *request, flags.fanout, !flags.quiet, names);
   if (!report) return report_error(report.error());
   return kExitOk;
 }

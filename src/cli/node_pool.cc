@@ -34,22 +34,33 @@ Result<head::TransportKind> choose_transport(const std::string& name, const Host
   return in_allocation && !hosts_given ? head::TransportKind::slurm : head::TransportKind::ssh;
 }
 
-Result<std::unique_ptr<head::AgentPool>> connect_pool(const PoolFlags& flags, std::vector<std::string>& names) {
+Result<std::vector<head::PoolNode>> select_pool_nodes(const PoolFlags& flags, head::TransportKind& transport) {
   auto nodes = resolve_hosts(flags.hosts);
   if (!nodes) return nodes.error();
   std::vector<head::PoolNode> pool_nodes;
-  for (const auto& node : *nodes) {
-    pool_nodes.push_back({node.host.name, node.host.destination()});
-    names.push_back(node.host.name);
-  }
+  for (const auto& node : *nodes) pool_nodes.push_back({node.host.name, node.host.destination()});
+  transport = choose_transport("auto", flags.hosts, *nodes).value();  // auto never fails
+  return pool_nodes;
+}
+
+Result<std::unique_ptr<head::AgentPool>> connect_nodes(const PoolFlags& flags, std::vector<head::PoolNode> nodes,
+                                                       head::TransportKind transport) {
   head::PoolOptions options;
-  options.transport = choose_transport("auto", flags.hosts, *nodes).value();  // auto never fails
+  options.transport = transport;
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
   options.ssh.config_file = flags.ssh_config;
-  auto pool = head::AgentPool::create(std::move(pool_nodes), options);
+  auto pool = head::AgentPool::create(std::move(nodes), options);
   if (!pool) return pool.error();
   if (auto connected = (*pool)->connect(); !connected) return connected.error();
   return pool;
+}
+
+Result<std::unique_ptr<head::AgentPool>> connect_pool(const PoolFlags& flags, std::vector<std::string>& names) {
+  head::TransportKind transport;
+  auto nodes = select_pool_nodes(flags, transport);
+  if (!nodes) return nodes.error();
+  for (const auto& node : *nodes) names.push_back(node.name);
+  return connect_nodes(flags, std::move(*nodes), transport);
 }
 
 }  // namespace muster::cli

@@ -35,4 +35,10 @@ Result<head::TransportKind> choose_transport(const std::string& name, const Host
 // pool order.
 Result<std::unique_ptr<head::AgentPool>> connect_pool(const PoolFlags& flags, std::vector<std::string>& names);
 
+// The two halves of connect_pool, for commands that connect to only some of the nodes (sync's relay chain):
+// the selected nodes with the transport `auto` picks for them, and a pool of some of them.
+Result<std::vector<head::PoolNode>> select_pool_nodes(const PoolFlags& flags, head::TransportKind& transport);
+Result<std::unique_ptr<head::AgentPool>> connect_nodes(const PoolFlags& flags, std::vector<head::PoolNode> nodes,
+                                                       head::TransportKind transport);
+
 }  // namespace muster::cli

@@ -76,4 +76,40 @@ Result<head::SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vect
   return report;
 }
 
+Result<head::SyncReport> sync_to_hosts(const PoolFlags& pool_flags, head::SyncRequest request,
+                                       const std::string& fanout, bool verbose, std::vector<std::string>& names) {
+  head::TransportKind transport;
+  auto nodes = select_pool_nodes(pool_flags, transport);
+  if (!nodes) return nodes.error();
+  names.clear();
+  for (const auto& node : *nodes) names.push_back(node.name);
+  bool chain = fanout == "chain" || (fanout == "auto" && nodes->size() >= 3);
+  if (chain && transport != head::TransportKind::ssh) {
+    if (fanout == "chain") {
+      return make_error(ErrorKind::usage, "--fanout chain needs nodes reached over ssh (they ssh to each other)");
+    }
+    chain = false;
+  }
+  request.connect_timeout_s = pool_flags.connect_timeout_s;
+  if (chain) {
+    request.chain.assign(nodes->begin() + 1, nodes->end());
+    auto pool = connect_nodes(pool_flags, {nodes->front()}, transport);
+    if (!pool) return pool.error();
+    auto report = run_sync_on_pool(**pool, names, request, verbose);
+    (*pool)->shutdown(3000);
+    if (report || report.error().kind != ErrorKind::unreachable || fanout == "chain" ||
+        report.error().message.rfind("relay chain:", 0) != 0) {
+      return report;
+    }
+    fmt::print(stderr, "muster sync: cannot relay node to node ({}); sending from here to every node instead "
+                       "(`muster setup ssh` lets the nodes reach each other)\n", report.error().message);
+    request.chain.clear();
+  }
+  auto pool = connect_nodes(pool_flags, *nodes, transport);
+  if (!pool) return pool.error();
+  auto report = run_sync_on_pool(**pool, names, request, verbose);
+  (*pool)->shutdown(3000);
+  return report;
+}
+
 }  // namespace muster::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/node_pool.h"
 #include "head/agent_pool.h"
 #include "head/sync_push.h"
 #include "util/result.h"
@@ -20,6 +21,7 @@ struct SyncFlags {
   bool dry_run = false;
   bool no_compress = false;
   bool quiet = false;
+  std::string fanout = "auto";  // star, chain, or auto (chain from 3 ssh nodes on, star if it cannot be built)
 };
 
 // Absolute, normalized paths; exclude patterns and files parsed (errors name the file and line).
@@ -29,5 +31,11 @@ Result<head::SyncRequest> make_sync_request(const SyncFlags& flags);
 // the summary only when `verbose`). Fails when any node's copy is not identical.
 Result<head::SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std::string>& names,
                                           const head::SyncRequest& request, bool verbose);
+
+// Connects to the nodes the flags select (only the first one for a relay chain, whose other agents the chain
+// starts), syncs, and shuts the agents down. With fanout `auto`, a chain that cannot be built (nodes that cannot
+// ssh to each other) falls back to a star, saying so on stderr. `names` gets every node's name.
+Result<head::SyncReport> sync_to_hosts(const PoolFlags& pool_flags, head::SyncRequest request,
+                                       const std::string& fanout, bool verbose, std::vector<std::string>& names);
 
 }  // namespace muster::cli

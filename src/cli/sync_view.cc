@@ -84,6 +84,8 @@ std::string format_summary(const head::SyncReport& report, const std::vector<std
   if (moved_max > 0) {
     out += fmt::format(", {} per node", format_rate(moved_max, report.transfer_ms));
     out += fmt::format(", {} read once for all nodes", format_size(report.unique_bytes));
+    out += fmt::format("; the head sent {} ({})", format_size(report.head_wire_bytes),
+                       report.chain ? "relay chain: each node passes it on to the next" : "to each node");
   }
   out += "\n";
   return out;

@@ -15,6 +15,7 @@
 #include "posix/clock.h"
 #include "posix/fd.h"
 #include "protocol/codec.h"
+#include "protocol/hops.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
 
@@ -30,6 +31,7 @@ constexpr size_t kMaxFileErrors = 5;         // per node, in the report
 constexpr int64_t kProgressEveryMs = 250;
 
 struct NodeState {
+  bool hello = false;  // chain: the node's agent answered through the relay
   std::vector<sync::Entry> manifest;
   bool have_manifest = false;
   bool committed = false;
@@ -44,16 +46,25 @@ struct NodeState {
 class Pusher final : public PoolListener {
  public:
   Pusher(AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress)
-      : pool_(pool), request_(request), progress_(progress), nodes_(pool.size()) {
-    report_.nodes.resize(pool.size());
+      : pool_(pool),
+        request_(request),
+        progress_(progress),
+        chain_(!request.chain.empty()),
+        nodes_(chain_ ? 1 + request.chain.size() : pool.size()) {
+    report_.nodes.resize(nodes_.size());
+    report_.chain = chain_;
   }
 
   Result<SyncReport> run();
 
   void on_message(size_t node, const AgentMessage& message) override;
   void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
-    fail_node(node, fmt::format("node lost: {}{}", why, diagnostics.empty() ? "" : " (" + diagnostics + ")"));
-    nodes_[node].have_manifest = true;
+    std::string text = fmt::format("node lost: {}{}", why, diagnostics.empty() ? "" : " (" + diagnostics + ")");
+    if (!chain_) return fail_node(node, text), void(nodes_[node].have_manifest = true);
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      fail_node(n, n == 0 ? text : fmt::format("lost with the relay chain ({}: {})", pool_.name(0), text));
+      nodes_[n].have_manifest = true;
+    }
   }
 
  private:
@@ -61,7 +72,16 @@ class Pusher final : public PoolListener {
   template <typename Done>
   Result<void> wait_until(Done done);
   void fail_node(size_t node, const std::string& why);
-  bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(node); }
+  bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(chain_ ? 0 : node); }
+  void on_node_message(size_t node, const AgentMessage& message);
+  void send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame);
+  void send_to_node(size_t node, const HeadMessage& message) { send_to_nodes({node}, encode(message)); }
+  Result<void> open_chain();
+  std::vector<size_t> all_nodes() const {
+    std::vector<size_t> all(nodes_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
   void acked(size_t node, uint32_t file, uint64_t bytes);
   Result<void> send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets);
   void send_to(const std::vector<size_t>& targets, uint32_t id, const std::string& frame, uint64_t raw);
@@ -70,6 +90,7 @@ class Pusher final : public PoolListener {
   AgentPool& pool_;
   const SyncRequest& request_;
   const ProgressCallback& progress_;
+  bool chain_;
   std::vector<NodeState> nodes_;
   SyncReport report_;
   int64_t transfer_start_ms_ = 0;
@@ -97,7 +118,66 @@ void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
   }
 }
 
+// Star: one frame per node. Chain: the pool's only agent gets one Relay for all of them (a plain frame when it
+// is for the first node alone).
+void Pusher::send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame) {
+  if (!chain_) {
+    for (size_t node : nodes) pool_.send_frame(node, frame);
+    return;
+  }
+  if (nodes.size() == 1 && nodes[0] == 0) return pool_.send_frame(0, frame);
+  std::vector<uint32_t> hops(nodes.begin(), nodes.end());
+  pool_.send(0, Relay{protocol::hop_mask(hops), frame});
+}
+
 void Pusher::on_message(size_t node, const AgentMessage& message) {
+  const auto* relayed = std::get_if<Relayed>(&message);
+  if (!chain_ || !relayed) return on_node_message(node, message);
+  size_t hop = relayed->hop;
+  if (hop >= nodes_.size()) return;
+  auto inner = decode_agent_frame(relayed->frame);
+  if (!inner) return fail_node(hop, "bad frame through the relay: " + inner.error().message);
+  if (!*inner) return;
+  if (std::holds_alternative<Hello>(**inner)) {
+    nodes_[hop].hello = true;
+  } else if (const auto* error = std::get_if<AgentError>(&**inner)) {
+    // A relay that failed at `hop` (or an agent there that gave up) cuts the chain there.
+    for (size_t n = hop; n < nodes_.size(); ++n) {
+      fail_node(n, n == hop ? error->message : fmt::format("behind {} on the relay chain: {}", request_.chain[hop - 1].name, error->message));
+      nodes_[n].have_manifest = true;
+    }
+  } else {
+    on_node_message(hop, **inner);
+  }
+}
+
+Result<void> Pusher::open_chain() {
+  RelayOpen open;
+  for (const auto& node : request_.chain) {
+    open.destinations.push_back(node.destination);
+    open.names.push_back(node.name);
+  }
+  open.connect_timeout_s = static_cast<uint32_t>(request_.connect_timeout_s);
+  pool_.send(0, open);
+  nodes_[0].hello = true;
+  // Each hop bounds its own child's start; this bounds the whole chain in case a hop says nothing.
+  int64_t deadline = posix::monotonic_ms() + 30'000 + static_cast<int64_t>(request_.chain.size()) *
+                                                          (request_.connect_timeout_s * 1000 + 2000);
+  auto waited = wait_until([&] {
+    return posix::monotonic_ms() > deadline || std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) {
+             return s.hello || s.failed;
+           });
+  });
+  if (!waited) return waited;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].hello) continue;
+    std::string why = report_.nodes[n].error.empty() ? "no answer through the relay chain" : report_.nodes[n].error;
+    return make_error(ErrorKind::unreachable, "relay chain: {}: {}", n == 0 ? pool_.name(0) : request_.chain[n - 1].name, why);
+  }
+  return {};
+}
+
+void Pusher::on_node_message(size_t node, const AgentMessage& message) {
   auto& state = nodes_[node];
   auto& out = report_.nodes[node];
   if (const auto* part = std::get_if<SyncManifest>(&message)) {
@@ -176,14 +256,18 @@ void Pusher::report_progress(bool force) {
 }
 
 void Pusher::send_to(const std::vector<size_t>& targets, uint32_t id, const std::string& frame, uint64_t raw) {
+  std::vector<size_t> live;
   for (size_t node : targets) {
     auto& state = nodes_[node];
     if (!active(node) || state.failed_files.count(id)) continue;
-    pool_.send_frame(node, frame);
+    live.push_back(node);
     state.sent += raw;
     state.file_sent[id] += raw;
     report_.nodes[node].wire_bytes += frame.size();
   }
+  if (live.empty()) return;
+  send_to_nodes(live, frame);
+  report_.head_wire_bytes += chain_ ? frame.size() : frame.size() * live.size();
 }
 
 Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets) {
@@ -284,11 +368,14 @@ Result<SyncReport> Pusher::run() {
     report_.source_bytes += entry.size;
   }
 
-  uint8_t flags = request_.dry_run ? kSyncDryRun : 0;
-  pool_.broadcast(SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags});
-  for (size_t node = 0; node < nodes_.size(); ++node) {
-    if (!pool_.alive(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
+  if (chain_) {
+    if (auto opened = open_chain(); !opened) return opened.error();
   }
+  uint8_t flags = request_.dry_run ? kSyncDryRun : 0;
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
+  }
+  send_to_nodes(all_nodes(), encode(HeadMessage{SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags}}));
   if (auto waited = wait_until([&] {
         return std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) { return s.have_manifest; });
       });
@@ -316,7 +403,7 @@ Result<SyncReport> Pusher::run() {
     busy.push_back(node);
     nodes_[node].file_sent.assign(source->entries.size() + 1, 0);
     nodes_[node].file_acked.assign(source->entries.size() + 1, 0);
-    pool_.send(node, SyncPrepare{kSession, plan.remove, encode_sorted(plan.make_dirs)});
+    send_to_node(node, SyncPrepare{kSession, plan.remove, encode_sorted(plan.make_dirs)});
   }
   for (size_t index = 0; index < source->entries.size(); ++index) {
     const auto& entry = source->entries[index];
@@ -330,8 +417,8 @@ Result<SyncReport> Pusher::run() {
   }
   for (size_t node : busy) {
     const auto& plan = report_.nodes[node].plan;
-    pool_.send(node, SyncCommit{kSession, encode_sorted(plan.links), encode_sorted(plan.touch),
-                                encode_sorted(plan.dir_meta)});
+    send_to_node(node, SyncCommit{kSession, encode_sorted(plan.links), encode_sorted(plan.touch),
+                                  encode_sorted(plan.dir_meta)});
   }
   if (auto waited = wait_until([&] {
         return std::all_of(busy.begin(), busy.end(), [&](size_t n) { return !active(n) || nodes_[n].committed; });

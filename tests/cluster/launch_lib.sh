@@ -8,7 +8,7 @@
 #   REPO, MUSTER            the checkout (must be visible on the nodes, e.g. under /work) and the binary under
 #                           test ($MUSTER_BIN from CTest, else build/muster)
 #   require_torch           skip (77) without torch for /usr/bin/python3 (fail with MUSTER_REQUIRE_CLUSTER=1)
-#   launch_setup N          testbed up N (healing partitions / removing rate caps an earlier run left),
+#   launch_setup N [ARG..]  testbed up N ARG.. (e.g. --mesh) (healing partitions / removing rate caps an earlier run left),
 #                           MUSTER_SSH, a head-only scratch dir SCRATCH (removed on exit), cd REPO
 #   MUSTER_SSH              the flags muster needs to reach node1..nodeN by name: --ssh-config FILE with
 #                           MUSTER_TESTBED_SSH_INCLUDE=0, else nothing (~/.ssh/config includes the testbed)
@@ -68,7 +68,7 @@ launch_setup() {
   TESTBED_NODES=$1
   [[ -x $MUSTER ]] || fail "no muster binary at $MUSTER (build it first, or set MUSTER_BIN)"
   local out
-  out=$("$TESTBED" up "$TESTBED_NODES" 2>&1) || fail "testbed up $TESTBED_NODES: $out"
+  out=$("$TESTBED" up "$TESTBED_NODES" "${@:2}" 2>&1) || fail "testbed up $TESTBED_NODES ${*:2}: $out"
   # `up` keeps a testbed that is already up as it is: undo a partition or rate cap left by an earlier run.
   local node state rate
   while read -r node _ _ state rate; do

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # sync_test.sh — `muster sync` on the testbed (8 nodes, private /data on each):
 #   1. a tree of ~2,000 files incl. a 300 MB file → every node's copy hashes (md5sum, independently of muster's
-#      XXH3) exactly like the source, modes and symlinks included;
+#      XXH3) exactly like the source, modes and symlinks included; the data went along the relay chain (the
+#      nodes' own interface counters: nodes 1-7 each sent the tree on to the next node, node 8 sent nothing);
 #   2. a re-sync with nothing changed finishes in under 1 s; touching one file moves only that file (the
 #      summary reports its bytes on each node);
 #   3. the head SIGKILLed mid-transfer (links capped so the transfer takes a while): no destination path holds a
 #      partial file (the big file is still its old, complete version everywhere), no temporary is left, and a
 #      re-run completes and verifies;
-#   4. `launch --sync DIR` syncs before starting: the job sees the new file on every node.
+#   4. `--fanout star` sends from the head to every node; with node3 refusing node2's key the chain cannot be
+#      built and `auto` falls back to the star, saying so;
+#   5. `launch --sync DIR` syncs before starting: the job sees the new file on every node.
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces).
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -37,7 +40,9 @@ assert_all_nodes_match() {  # assert_all_nodes_match WHAT
   step "$1: all $NODES copies identical to the source (md5 of every file, modes, links)"
 }
 
-launch_setup "$NODES"
+# --mesh: the nodes can ssh to each other (what `muster setup ssh` gives), so the relay chain can be built.
+launch_setup "$NODES" --mesh
+tx_bytes() { "$TESTBED" exec "$1" cat /sys/class/net/eth0/statistics/tx_bytes; }
 SRC=$SCRATCH/tree
 step "making the source: 2,000 small files in 40 directories + one 300 MB file"
 mkdir -p "$SRC"
@@ -52,11 +57,24 @@ files=$(find "$SRC" -type f | wc -l)
 step "source: $files files, $(du -sm "$SRC" | cut -f1) MB"
 
 # --- 1. first sync
+declare -A tx_before
+for ((k = 1; k <= NODES; k++)); do tx_before[$k]=$(tx_bytes "node$k"); done
 t0=$(now_us)
 out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "first sync failed: $out"
 step "first sync to $NODES nodes: $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s"
 echo "$out" | sed 's/^/    /' >&2
+assert_contains "$out" "relay chain" "first sync (auto fanout on $NODES mesh nodes)"
 assert_all_nodes_match "first sync"
+tree_bytes=$(du -sb "$SRC" | cut -f1)
+for ((k = 1; k <= NODES; k++)); do
+  sent=$(($(tx_bytes "node$k") - tx_before[$k]))
+  if ((k < NODES)); then
+    ((sent > tree_bytes * 9 / 10)) || fail "node$k sent $sent bytes: it should have passed the tree ($tree_bytes) on"
+  else
+    ((sent < tree_bytes / 10)) || fail "node$NODES, the end of the chain, sent $sent bytes"
+  fi
+done
+step "relay chain: nodes 1-$((NODES - 1)) each sent ~$((tree_bytes / 1000000)) MB on, node$NODES sent (almost) nothing"
 
 # --- 2. nothing changed: under 1 s; one file touched: only it moves
 t0=$(now_us)
@@ -97,14 +115,14 @@ for ((k = 1; k <= NODES; k++)); do
   got=$("$TESTBED" exec "node$k" md5sum "$DEST/model.bin" | cut -d' ' -f1)
   [[ $got == "$old_md5" ]] || fail "node$k: $DEST/model.bin is neither the old complete file nor absent (md5 $got)"
 done
-no_temp_on_node1() { ! "$TESTBED" exec node1 bash -c "ls $DEST/.*muster-tmp-* >/dev/null 2>&1"; }
-wait_until 5 no_temp_on_node1 ||
-  fail "a temporary file is still on node1 5 s after the head died"
-for ((k = 1; k <= NODES; k++)); do
-  if "$TESTBED" exec "node$k" bash -c "find $DEST -name '*.muster-tmp-*' | grep -q ."; then
-    fail "node$k: a temporary file was left after the head died"
-  fi
-done
+no_temp_anywhere() {
+  local k
+  for ((k = 1; k <= NODES; k++)); do
+    if "$TESTBED" exec "node$k" bash -c "find $DEST -name '*.muster-tmp-*' | grep -q ."; then return 1; fi
+  done
+}
+# The agents remove their temporaries when the head (or, down the chain, their parent agent) goes away.
+wait_until 5 no_temp_anywhere || fail "a temporary file is still on a node 5 s after the head died"
 step "after the kill: every node still has the old, complete model.bin and no temporary"
 for ((k = 1; k <= NODES; k++)); do "$TESTBED" rate "node$k" none >/dev/null; done
 out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "re-run after the kill failed: $out"
@@ -114,7 +132,27 @@ for ((k = 1; k <= NODES; k++)); do
 done
 assert_all_nodes_match "re-run after the kill"
 
-# --- 4. launch --sync
+# --- 4. star, and the fallback from a chain that cannot be built
+echo "star" >>"$SRC/dir03/f03.txt"
+out=$(muster_sync "$SRC" --to "$DEST" --fanout star 2>&1) || fail "--fanout star failed: $out"
+assert_contains "$out" "to each node" "--fanout star"
+node2_key=$("$TESTBED" exec node2 cat /root/.ssh/id_ed25519.pub | cut -d' ' -f2)
+"$TESTBED" exec node3 sed -i "\|$node2_key|d" /root/.ssh/authorized_keys
+# node2's agent keeps an ssh master to node3 from the earlier runs (multiplexing): close it, so the next
+# connection has to authenticate.
+"$TESTBED" exec node2 bash -c 'for s in /root/.cache/muster/ssh/*; do [[ -S $s ]] && ssh -o ControlPath="$s" -O exit x; done' \
+  >/dev/null 2>&1 || true
+echo "fallback" >>"$SRC/dir04/f04.txt"
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "sync with a broken node2 -> node3 link failed: $out"
+assert_contains "$out" "cannot relay node to node" "fallback notice"
+assert_contains "$out" "node3" "fallback notice names the hop"
+assert_contains "$out" "to each node" "fallback to the star"
+assert_all_nodes_match "--fanout star and the fallback from a broken chain"
+out=$(muster_sync "$SRC" --to "$DEST" --fanout chain 2>&1) && fail "--fanout chain over a broken link should fail: $out"
+assert_contains "$out" "relay chain: node3" "--fanout chain names the hop it could not reach"
+step "a chain broken at node2 -> node3: --fanout chain fails naming node3, auto falls back to the star"
+
+# --- 5. launch --sync
 CODE=$SCRATCH/code
 mkdir -p "$CODE" && echo "version 2" >"$CODE/VERSION"
 out=$(muster_launch -w "node[1-4]" --sync "$CODE" -- cat "$CODE/VERSION" 2>&1) || fail "launch --sync failed: $out"
