@@ -12,12 +12,11 @@
 
 #include <fmt/core.h>
 #include <zstd.h>
-#define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
-#include <xxhash.h>
 
 #include "posix/fd.h"
 #include "sync/dest_tree.h"
 #include "sync/exclude.h"
+#include "sync/content_hash.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
 
@@ -29,26 +28,13 @@ using namespace muster::protocol;
 constexpr size_t kManifestPart = 4u << 20;      // bytes of encoded entries per SyncManifest frame
 constexpr uint32_t kMaxChunk = kMaxFrame - 64;  // a SyncData never expands beyond one frame's worth
 
-struct XxhState {
-  XXH3_state_t* state = XXH3_createState();
-  XxhState() { XXH3_64bits_reset(state); }
-  ~XxhState() { XXH3_freeState(state); }
-  XxhState(const XxhState&) = delete;
-  XxhState& operator=(const XxhState&) = delete;
-};
-
-FileIdentity identity_of(const struct stat& st) {
-  return FileIdentity{static_cast<uint64_t>(st.st_size), st.st_mtim.tv_sec * 1'000'000'000 + st.st_mtim.tv_nsec,
-                      st.st_ctim.tv_sec * 1'000'000'000 + st.st_ctim.tv_nsec, st.st_ino, st.st_dev};
-}
-
 // A file being received: its temporary, what it must turn out to be, and how far it got.
 struct Incoming {
   SyncFile header;
   ParentDir parent;
   std::string temp;
   posix::Fd fd;
-  XxhState hash;
+  ContentHasher hash;
   uint64_t written = 0;
 };
 
@@ -187,7 +173,7 @@ std::vector<AgentMessage> Receiver::Session::data(const SyncData& m) {
     return {fail_file(m.file, file.written,
                       fmt::format("cannot write {}: {}", shown(file.header.path), wrote.error().message))};
   }
-  XXH3_64bits_update(file.hash.state, bytes.data(), bytes.size());
+  file.hash.update(bytes);
   file.written += bytes.size();
   if (file.written == file.header.size) return {finish(m.file)};
   return {SyncAck{id, m.file, SyncAckState::progress, file.written, ""}};
@@ -196,7 +182,7 @@ std::vector<AgentMessage> Receiver::Session::data(const SyncData& m) {
 AgentMessage Receiver::Session::finish(uint32_t file_id) {
   Incoming& file = *files.at(file_id);
   const SyncFile& h = file.header;
-  uint64_t got = XXH3_64bits_digest(file.hash.state);
+  uint64_t got = file.hash.digest();
   if (got != h.hash) {
     return fail_file(file_id, file.written,
                      fmt::format("{}: content hash {:016x} does not match the source's {:016x} (the source file "

@@ -11,11 +11,10 @@
 #include <memory>
 #include <optional>
 
-#define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
-#include <xxhash.h>
 
 #include "posix/fd.h"
 #include "sync/exclude.h"
+#include "sync/content_hash.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
 
@@ -24,24 +23,9 @@ namespace {
 
 constexpr size_t kHashBuffer = 1u << 20;
 
-int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
-
-FileIdentity identity_of(const struct stat& st) {
-  return FileIdentity{static_cast<uint64_t>(st.st_size), nanoseconds(st.st_mtim), nanoseconds(st.st_ctim),
-                      static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev)};
-}
-
 Error io_error(std::string_view what, const std::string& path, int error) {
   return make_error(ErrorKind::io, "cannot {} {}: {}", what, path, std::strerror(error));
 }
-
-struct XxhState {
-  XXH3_state_t* state = XXH3_createState();
-  XxhState() { XXH3_64bits_reset(state); }
-  ~XxhState() { XXH3_freeState(state); }
-  XxhState(const XxhState&) = delete;
-  XxhState& operator=(const XxhState&) = delete;
-};
 
 struct Hashed {
   uint64_t hash = 0;
@@ -50,17 +34,17 @@ struct Hashed {
 
 // Reads `fd` to its end; `display` names the file in errors.
 Result<Hashed> hash_fd(int fd, char* buffer, const std::string& display) {
-  XxhState xxh;
+  ContentHasher xxh;
   Hashed out;
   while (true) {
     ssize_t n = ::read(fd, buffer, kHashBuffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return io_error("read", display, errno);
     if (n == 0) break;
-    XXH3_64bits_update(xxh.state, buffer, static_cast<size_t>(n));
+    xxh.update(std::string_view(buffer, static_cast<size_t>(n)));
     out.bytes += static_cast<uint64_t>(n);
   }
-  out.hash = XXH3_64bits_digest(xxh.state);
+  out.hash = xxh.digest();
   return out;
 }
 

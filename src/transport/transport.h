@@ -43,6 +43,10 @@ class Transport {
   virtual Result<AgentProcess> start(const AgentTarget& target) = 0;
 };
 
+// OpenSSH's default ciphers (all there since 6.5), AES-GCM first.
+inline constexpr const char* kPreferredCiphers =
+    "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr";
+
 struct SshOptions {
   int connect_timeout_s = 10;
   int server_alive_interval_s = 5;
@@ -51,6 +55,7 @@ struct SshOptions {
   std::string control_dir;    // empty: ~/.cache/muster/ssh
   std::vector<std::string> extra_options;  // -o values from the user
   std::string config_file;    // ssh -F FILE; empty: the user's ~/.ssh/config
+  bool prefer_aes_gcm = true;  // -o Ciphers=kPreferredCiphers (a user's --ssh-option Ciphers=... wins)
 };
 
 std::unique_ptr<Transport> make_local_transport(SelfBinary binary);

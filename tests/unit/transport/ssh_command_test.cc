@@ -39,6 +39,22 @@ TEST(SshCommand, UsesBatchModeTimeoutsAndMultiplexing) {
   EXPECT_EQ(argv.back(), "true");
 }
 
+TEST(SshCommand, PrefersAesGcmButTheUsersOptionsComeFirstAndWin) {
+  SshOptions options;
+  options.extra_options = {"Ciphers=aes256-ctr", "BatchMode=no"};
+  auto argv = ssh_argv(options, "node1", "true");
+  EXPECT_TRUE(has_option(argv, std::string("Ciphers=") + kPreferredCiphers));
+  // ssh keeps the first value of an option: the user's must come before muster's.
+  auto position = [&](const std::string& value) {
+    return std::find(argv.begin(), argv.end(), value) - argv.begin();
+  };
+  EXPECT_LT(position("Ciphers=aes256-ctr"), position(std::string("Ciphers=") + kPreferredCiphers));
+  EXPECT_LT(position("BatchMode=no"), position("BatchMode=yes"));
+  options.prefer_aes_gcm = false;
+  argv = ssh_argv(options, "node1", "true");
+  EXPECT_FALSE(has_option(argv, std::string("Ciphers=") + kPreferredCiphers));
+}
+
 TEST(SshCommand, NoMultiplexingWhenOff) {
   SshOptions options;
   options.multiplex = false;
