@@ -91,6 +91,11 @@ Result<ExcludeRules::Rule> deserialize_rule(std::string_view line) {
 }  // namespace
 
 Result<void> ExcludeRules::add(std::string_view pattern, std::string_view base, std::string_view source) {
+  return add_rule(pattern, base, source, false);
+}
+
+Result<void> ExcludeRules::add_rule(std::string_view pattern, std::string_view base, std::string_view source,
+                                    bool in_tree) {
   if (!pattern.empty() && pattern.back() == '\r') pattern.remove_suffix(1);  // ignore files written on Windows
   std::string_view text = strip_trailing_spaces(pattern);
   if (text.empty() || text.front() == '#') return {};
@@ -114,11 +119,17 @@ Result<void> ExcludeRules::add(std::string_view pattern, std::string_view base, 
     return make_error(ErrorKind::usage, "{}: bad exclude pattern '{}': {}", source, pattern, *syntax);
   }
   rule.pattern = std::string(text);
-  rules_.push_back(std::move(rule));
+  if (in_tree) {
+    rules_.insert(rules_.begin() + static_cast<std::ptrdiff_t>(in_tree_), std::move(rule));
+    ++in_tree_;
+  } else {
+    rules_.push_back(std::move(rule));
+  }
   return {};
 }
 
-Result<void> ExcludeRules::add_file_text(std::string_view text, std::string_view base, std::string_view source) {
+Result<void> ExcludeRules::add_file_text(std::string_view text, std::string_view base, std::string_view source,
+                                         bool in_tree) {
   size_t line_number = 0;
   while (!text.empty()) {
     ++line_number;
@@ -126,7 +137,7 @@ Result<void> ExcludeRules::add_file_text(std::string_view text, std::string_view
     std::string_view line = text.substr(0, newline);
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
     std::string where = std::string(source) + ":" + std::to_string(line_number);
-    if (auto added = add(line, base, where); !added) return added.error();
+    if (auto added = add_rule(line, base, where, in_tree); !added) return added.error();
   }
   return {};
 }

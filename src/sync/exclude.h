@@ -25,8 +25,11 @@ class ExcludeRules {
   // `base`: the directory (relative to the root, "" for the root) that anchors the pattern.
   // Returns an error for a malformed pattern (e.g. an unterminated '['), naming `source`.
   Result<void> add(std::string_view pattern, std::string_view base = "", std::string_view source = "--exclude");
-  // Adds every line of an ignore file's text; errors name `source:line`.
-  Result<void> add_file_text(std::string_view text, std::string_view base, std::string_view source);
+  // Adds every line of an ignore file's text; errors name `source:line`. `in_tree`: a .musterignore met in the
+  // tree, whose rules rank below every rule given on the command line (--exclude, --exclude-from), as git
+  // ranks command-line patterns above .gitignore files; among themselves later rules still win.
+  Result<void> add_file_text(std::string_view text, std::string_view base, std::string_view source,
+                             bool in_tree = false);
 
   // Whether `path` (relative to the root, no leading '/') is excluded; `is_dir` says whether it is a directory.
   bool excluded(std::string_view path, bool is_dir) const;
@@ -46,7 +49,10 @@ class ExcludeRules {
   };
 
  private:
-  std::vector<Rule> rules_;
+  Result<void> add_rule(std::string_view pattern, std::string_view base, std::string_view source, bool in_tree);
+
+  std::vector<Rule> rules_;  // the in-tree rules first, then the command line's
+  size_t in_tree_ = 0;       // how many of rules_ come from files in the tree
 };
 
 // The ignore-file name scan_tree reads in every directory it visits (rules apply to that directory and below,

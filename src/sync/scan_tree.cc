@@ -137,7 +137,7 @@ Result<void> Walker::add_ignore_file(int dir_fd, const std::string& dir, Exclude
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
   auto text = posix::read_to_end(fd.get());
   if (!text) return make_error(ErrorKind::io, "cannot read {}: {}", display(path), text.error().message);
-  return rules.add_file_text(*text, dir, display(path));
+  return rules.add_file_text(*text, dir, display(path), true);
 }
 
 Result<void> Walker::visit(int dir_fd, const std::string& name, const std::string& path, const ExcludeRules& rules) {

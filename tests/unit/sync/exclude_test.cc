@@ -179,3 +179,23 @@ TEST(ExcludeRules, DeserializeRejectsGarbage) {
 
 }  // namespace
 }  // namespace muster::sync
+
+namespace muster::sync {
+namespace {
+
+// As git ranks command-line patterns above .gitignore files: a .musterignore cannot re-include what
+// --exclude left out, while its own rules still order among themselves.
+TEST(ExcludeRulesPriority, CommandLineRulesWinOverInTreeFiles) {
+  ExcludeRules rules;
+  ASSERT_TRUE(rules.add("*.log").has_value());
+  ASSERT_TRUE(rules.add_file_text("!keep.log\n*.tmp\n!x.tmp\n", "", ".musterignore", true).has_value());
+  EXPECT_TRUE(rules.excluded("keep.log", false));  // --exclude wins over the file's negation
+  EXPECT_TRUE(rules.excluded("a.tmp", false));
+  EXPECT_FALSE(rules.excluded("x.tmp", false));    // later rule of the same file still wins
+  ASSERT_TRUE(rules.add("!x.tmp").has_value());
+  ASSERT_TRUE(rules.add_file_text("x.tmp\n", "sub", "sub/.musterignore", true).has_value());
+  EXPECT_FALSE(rules.excluded("sub/x.tmp", false));  // the command line's negation outranks the deeper file
+}
+
+}  // namespace
+}  // namespace muster::sync
