@@ -217,6 +217,12 @@ void AgentPool::send_frame(size_t node, std::string_view frame) {
   sync_registrations(node);
 }
 
+void AgentPool::queue_frame(size_t node, std::string_view frame) {
+  if (!alive(node)) return;
+  slots_[node].session->queue_frame(frame);
+  sync_registrations(node);
+}
+
 void AgentPool::broadcast(const protocol::HeadMessage& message) {
   for (size_t node = 0; node < slots_.size(); ++node) send(node, message);
 }

@@ -67,6 +67,8 @@ class AgentPool {
 
   void send(size_t node, const protocol::HeadMessage& message);
   void send_frame(size_t node, std::string_view frame);  // an encoded message (protocol::encode)
+  // The same, written by the next poll() (batches many small frames into few writes).
+  void queue_frame(size_t node, std::string_view frame);
   void broadcast(const protocol::HeadMessage& message);
 
   // Sends Shutdown to every live agent and waits up to `wait_ms` for their transports to exit; kills the rest.

@@ -121,6 +121,11 @@ void AgentSession::send_frame(std::string_view frame) {
   flush();
 }
 
+void AgentSession::queue_frame(std::string_view frame) {
+  if (state_ == State::closed) return;
+  outbox_.append(frame);
+}
+
 void AgentSession::on_stdin_writable() {
   flush();
 }

@@ -35,6 +35,8 @@ class AgentSession {
   void send(const protocol::HeadMessage& message);
   // An already encoded frame (protocol::encode), for one message sent to many nodes.
   void send_frame(std::string_view frame);
+  // Queued only: written when the loop finds stdin writable, so many small frames leave in one write.
+  void queue_frame(std::string_view frame);
 
   // Decoded messages in arrival order; Hello is consumed by the session (see hello()).
   std::deque<protocol::AgentMessage> take_messages();

@@ -122,12 +122,12 @@ void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
 // is for the first node alone).
 void Pusher::send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame) {
   if (!chain_) {
-    for (size_t node : nodes) pool_.send_frame(node, frame);
+    for (size_t node : nodes) pool_.queue_frame(node, frame);
     return;
   }
-  if (nodes.size() == 1 && nodes[0] == 0) return pool_.send_frame(0, frame);
+  if (nodes.size() == 1 && nodes[0] == 0) return pool_.queue_frame(0, frame);
   std::vector<uint32_t> hops(nodes.begin(), nodes.end());
-  pool_.send(0, Relay{protocol::hop_mask(hops), frame});
+  pool_.queue_frame(0, encode(HeadMessage{Relay{protocol::hop_mask(hops), frame}}));
 }
 
 void Pusher::on_message(size_t node, const AgentMessage& message) {
