@@ -60,11 +60,8 @@ class Pusher final : public PoolListener {
   void on_message(size_t node, const AgentMessage& message) override;
   void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
     std::string text = fmt::format("node lost: {}{}", why, diagnostics.empty() ? "" : " (" + diagnostics + ")");
-    if (!chain_) return fail_node(node, text), void(nodes_[node].have_manifest = true);
-    for (size_t n = 0; n < nodes_.size(); ++n) {
-      fail_node(n, n == 0 ? text : fmt::format("lost with the relay chain ({}: {})", pool_.name(0), text));
-      nodes_[n].have_manifest = true;
-    }
+    // On a chain the pool's only node carries all the others: they are lost with it.
+    cut_from(node, chain_ ? nodes_.size() : node + 1, text);
   }
 
  private:
@@ -72,6 +69,9 @@ class Pusher final : public PoolListener {
   template <typename Done>
   Result<void> wait_until(Done done);
   void fail_node(size_t node, const std::string& why);
+  // Nodes [first, end) fail: `first` for `why`, the others as behind it on the chain.
+  void cut_from(size_t first, size_t end, const std::string& why);
+  std::string node_name(size_t node) const { return chain_ && node > 0 ? request_.chain[node - 1].name : pool_.name(node); }
   bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(chain_ ? 0 : node); }
   void on_node_message(size_t node, const AgentMessage& message);
   void send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame);
@@ -108,6 +108,13 @@ void Pusher::fail_node(size_t node, const std::string& why) {
   if (report_.nodes[node].error.empty()) report_.nodes[node].error = why;
 }
 
+void Pusher::cut_from(size_t first, size_t end, const std::string& why) {
+  for (size_t n = first; n < end; ++n) {
+    fail_node(n, n == first ? why : fmt::format("behind {} on the relay chain: {}", node_name(first), why));
+    nodes_[n].have_manifest = true;
+  }
+}
+
 void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
   auto& state = nodes_[node];
   if (file >= state.file_acked.size()) return;
@@ -142,10 +149,7 @@ void Pusher::on_message(size_t node, const AgentMessage& message) {
     nodes_[hop].hello = true;
   } else if (const auto* error = std::get_if<AgentError>(&**inner)) {
     // A relay that failed at `hop` (or an agent there that gave up) cuts the chain there.
-    for (size_t n = hop; n < nodes_.size(); ++n) {
-      fail_node(n, n == hop ? error->message : fmt::format("behind {} on the relay chain: {}", request_.chain[hop - 1].name, error->message));
-      nodes_[n].have_manifest = true;
-    }
+    cut_from(hop, nodes_.size(), error->message);
   } else {
     on_node_message(hop, **inner);
   }
@@ -172,7 +176,7 @@ Result<void> Pusher::open_chain() {
   for (size_t n = 0; n < nodes_.size(); ++n) {
     if (nodes_[n].hello) continue;
     std::string why = report_.nodes[n].error.empty() ? "no answer through the relay chain" : report_.nodes[n].error;
-    return make_error(ErrorKind::unreachable, "relay chain: {}: {}", n == 0 ? pool_.name(0) : request_.chain[n - 1].name, why);
+    return make_error(ErrorKind::unreachable, "relay chain: {}: {}", node_name(n), why);
   }
   return {};
 }
