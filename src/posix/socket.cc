@@ -122,7 +122,7 @@ int accept_connections(int listener, int count, int timeout_ms) {
   return accepted;
 }
 
-Result<void> connect_tcp(const std::string& host, int port, int timeout_ms) {
+Result<sockaddr_in> resolve_ipv4(const std::string& host, int port) {
   addrinfo hints{};
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
@@ -130,13 +130,21 @@ Result<void> connect_tcp(const std::string& host, int port, int timeout_ms) {
   if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
     return make_error(ErrorKind::unreachable, "cannot resolve '{}': {}", host, ::gai_strerror(rc));
   }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> info(found, ::freeaddrinfo);
+  sockaddr_in addr{};
+  std::memcpy(&addr, found->ai_addr, sizeof(addr));
+  ::freeaddrinfo(found);
+  return addr;
+}
+
+Result<void> connect_tcp(const std::string& host, int port, int timeout_ms) {
+  auto addr = resolve_ipv4(host, port);
+  if (!addr) return addr.error();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   int error = ETIMEDOUT;
   while (std::chrono::steady_clock::now() < deadline) {
     Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
-    if (::connect(sock.get(), info->ai_addr, info->ai_addrlen) == 0) return {};
+    if (::connect(sock.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof(*addr)) == 0) return {};
     error = errno;
     if (error == EINPROGRESS) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());

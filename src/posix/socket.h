@@ -6,6 +6,8 @@
 
 #include "util/result.h"
 
+#include <netinet/in.h>
+
 namespace muster::posix {
 
 // A TCP port that was free on `bind_address` a moment ago (numeric address or host name; "" means every
@@ -27,5 +29,8 @@ Result<int> listen_tcp(int port);
 int accept_connections(int listener, int count, int timeout_ms);
 // Connects to host:port, retrying refused connections, until it succeeds or `timeout_ms` passes.
 Result<void> connect_tcp(const std::string& host, int port, int timeout_ms);
+
+// The IPv4 address of `host` (a name or a dotted quad) with `port`; ErrorKind::unreachable naming the host.
+Result<sockaddr_in> resolve_ipv4(const std::string& host, int port);
 
 }  // namespace muster::posix

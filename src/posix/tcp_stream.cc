@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "posix/clock.h"
+#include "posix/socket.h"
 
 namespace muster::posix {
 namespace {
@@ -26,20 +27,6 @@ bool wait_for(int fd, short events, int64_t deadline_ms) {
     if (n == 0) return false;
     if (errno != EINTR) return true;  // let the read/write report the error
   }
-}
-
-Result<sockaddr_in> resolve_ipv4(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
-    return make_error(ErrorKind::unreachable, "cannot resolve '{}': {}", host, ::gai_strerror(rc));
-  }
-  sockaddr_in addr{};
-  std::memcpy(&addr, found->ai_addr, sizeof(addr));
-  ::freeaddrinfo(found);
-  return addr;
 }
 
 // One non-blocking connect attempt, waited for until the deadline; returns the errno (0: connected).
