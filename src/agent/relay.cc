@@ -11,8 +11,6 @@
 namespace muster::agent {
 namespace {
 
-constexpr int64_t kAnsweredConnectMs = 30'000;  // as the head: an upload may take a while
-
 std::string make_nonce() {
   std::random_device random;
   return fmt::format("{:08x}{:08x}", random(), random());
@@ -35,7 +33,7 @@ Result<std::unique_ptr<RelayChild>> RelayChild::start(const protocol::RelayOpen&
   protocol::RelayOpen rest{{open.destinations.begin() + 1, open.destinations.end()},
                            {open.names.begin() + 1, open.names.end()}, open.connect_timeout_s};
   std::unique_ptr<RelayChild> child(new RelayChild(poller, tokens, *binary, std::move(rest), heartbeat_ms,
-                                                   heartbeat_timeout_ms, static_cast<int>(open.connect_timeout_s) * 1000 + 500));
+                                                   heartbeat_timeout_ms, static_cast<int>(open.connect_timeout_s)));
   std::string nonce = make_nonce();
   transport::AgentTarget target{open.names[0], open.destinations[0],
                                 {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
@@ -49,39 +47,22 @@ Result<std::unique_ptr<RelayChild>> RelayChild::start(const protocol::RelayOpen&
 }
 
 RelayChild::RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBinary binary, protocol::RelayOpen rest,
-                       int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_ms)
+                       int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_s)
     : poller_(poller),
       tokens_(tokens),
       binary_(std::move(binary)),
       rest_(std::move(rest)),
       heartbeat_ms_(heartbeat_ms),
       heartbeat_timeout_ms_(heartbeat_timeout_ms),
-      connect_timeout_ms_(connect_timeout_ms) {}
+      connect_timeout_s_(connect_timeout_s) {}
 
 RelayChild::~RelayChild() {
   if (!session_) return;
-  for (int fd : {session_->stdout_fd(), session_->stderr_fd(), session_->stdin_fd()}) {
-    if (fd >= 0) (void)poller_.remove(fd);
-  }
-  session_->close("the relay ended");  // EOF: the child agent tears down
+  session_->close("the relay ended");  // EOF: the child agent tears down; closed fds leave epoll by themselves
   session_->kill_transport(SIGTERM);
 }
 
-void RelayChild::sync_registrations() {
-  auto sync = [&](bool& registered, int fd, bool wanted, uint32_t events, uint64_t token) {
-    if (fd < 0) {
-      registered = false;
-      return;
-    }
-    if (wanted == registered) return;
-    registered = wanted;
-    if (wanted) (void)poller_.add(fd, events, token);
-    else (void)poller_.remove(fd);
-  };
-  sync(out_registered_, session_->stdout_fd(), true, posix::poll_readable, tokens_.out);
-  sync(err_registered_, session_->stderr_fd(), true, posix::poll_readable, tokens_.err);
-  sync(in_registered_, session_->stdin_fd(), session_->wants_write(), posix::poll_writable, tokens_.in);
-}
+void RelayChild::sync_registrations() { watch_.sync(poller_, *session_, tokens_.out, tokens_.err, tokens_.in); }
 
 void RelayChild::fail(const std::string& why) {
   if (failed_) return;
@@ -90,12 +71,9 @@ void RelayChild::fail(const std::string& why) {
   upward_.push_back(relayed(1, protocol::encode(protocol::AgentMessage{protocol::AgentError{
                                    fmt::format("relay to {}: {}{}{}", session_->node(), why,
                                                details.empty() ? "" : ": ", details)}})));
-  for (int fd : {session_->stdout_fd(), session_->stderr_fd(), session_->stdin_fd()}) {
-    if (fd >= 0) (void)poller_.remove(fd);
-  }
-  out_registered_ = err_registered_ = in_registered_ = false;
   session_->close(why);
   session_->kill_transport(SIGTERM);
+  sync_registrations();  // every fd is closed: nothing stays registered
 }
 
 void RelayChild::drain() {
@@ -126,8 +104,7 @@ void RelayChild::on_event(uint64_t token) {
 void RelayChild::on_timer(int64_t now) {
   if (failed_) return;
   if (!ready_) {
-    int64_t limit = session_->heard_anything() ? std::max<int64_t>(kAnsweredConnectMs, connect_timeout_ms_)
-                                               : connect_timeout_ms_;
+    int64_t limit = session_->connect_limit_ms(connect_timeout_s_);
     if (now - session_->started_ms() > limit) fail(fmt::format("no answer within {:.1f} s", limit / 1000.0));
     return;
   }

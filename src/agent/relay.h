@@ -43,7 +43,7 @@ class RelayChild {
 
  private:
   RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBinary binary, protocol::RelayOpen rest,
-             int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_ms);
+             int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_s);
   void drain();
   void fail(const std::string& why);
   void sync_registrations();
@@ -53,9 +53,9 @@ class RelayChild {
   transport::SelfBinary binary_;
   protocol::RelayOpen rest_;  // the chain after the child, passed on once it is ready
   std::unique_ptr<head::AgentSession> session_;
-  bool out_registered_ = false, err_registered_ = false, in_registered_ = false;
+  head::SessionWatch watch_;
   bool ready_ = false, failed_ = false;
-  int heartbeat_ms_, heartbeat_timeout_ms_, connect_timeout_ms_;
+  int heartbeat_ms_, heartbeat_timeout_ms_, connect_timeout_s_;
   int64_t next_heartbeat_ms_ = 0;
   uint64_t heartbeat_seq_ = 0;
   std::vector<std::string> upward_;

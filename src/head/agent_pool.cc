@@ -13,7 +13,6 @@
 namespace muster::head {
 namespace {
 
-constexpr int64_t kAnsweredConnectMs = 60'000;  // a node that answered has this long to start its agent
 
 // Poller tokens of the pool: kind in the high 32 bits (1-3), node index in the low ones. Owners' tokens
 // (watch_fd) use kinds >= 16.
@@ -96,15 +95,11 @@ Result<void> AgentPool::start_more_agents() {
   return {};
 }
 
-// Silent nodes get the connect timeout (+0.5 s for ssh to say why); a node that answered (shell noise, an
-// upload in progress) gets longer, but not forever.
 Result<void> AgentPool::check_connections(int64_t now) const {
-  int64_t silent_limit = options_.ssh.connect_timeout_s * 1000LL + 500;
-  int64_t answered_limit = std::max<int64_t>(kAnsweredConnectMs, silent_limit);
   for (size_t node = 0; node < started_; ++node) {
     const auto& session = *slots_[node].session;
     bool closed = session.state() == AgentSession::State::closed;
-    int64_t limit = session.heard_anything() ? answered_limit : silent_limit;
+    int64_t limit = session.connect_limit_ms(options_.ssh.connect_timeout_s);
     bool late = session.state() == AgentSession::State::connecting && now - session.started_ms() > limit;
     if (!closed && !late) continue;
     std::string why = closed ? session.failure() : fmt::format("no answer within {:.1f} s", limit / 1000.0);
@@ -242,20 +237,7 @@ void AgentPool::shutdown(int wait_ms) {
 
 void AgentPool::sync_registrations(size_t node) {
   auto& slot = slots_[node];
-  auto& session = *slot.session;
-  auto sync = [&](bool& registered, int fd, bool wanted, uint32_t events, Kind kind) {
-    if (fd < 0) {
-      registered = false;  // closing the fd removed it from epoll
-      return;
-    }
-    if (wanted == registered) return;
-    registered = wanted;
-    if (wanted) (void)poller_.add(fd, events, token(kind, node));
-    else (void)poller_.remove(fd);
-  };
-  sync(slot.out_registered, session.stdout_fd(), true, posix::poll_readable, kAgentOut);
-  sync(slot.err_registered, session.stderr_fd(), true, posix::poll_readable, kAgentErr);
-  sync(slot.in_registered, session.stdin_fd(), session.wants_write(), posix::poll_writable, kAgentIn);
+  slot.watch.sync(poller_, *slot.session, token(kAgentOut, node), token(kAgentErr, node), token(kAgentIn, node));
 }
 
 Result<void> AgentPool::watch_fd(int fd, uint32_t events, uint64_t token_value) {

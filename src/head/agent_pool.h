@@ -87,7 +87,7 @@ class AgentPool {
  private:
   struct Slot {
     std::unique_ptr<AgentSession> session;
-    bool out_registered = false, err_registered = false, in_registered = false;
+    SessionWatch watch;
     bool lost = false;
   };
   AgentPool(std::vector<PoolNode> nodes, PoolOptions options, posix::Poller poller, transport::SelfBinary binary,

@@ -170,4 +170,27 @@ bool AgentSession::transport_reaped() {
   return reaped_;
 }
 
+int64_t AgentSession::connect_limit_ms(int connect_timeout_s) const {
+  constexpr int64_t kAnsweredConnectMs = 60'000;
+  int64_t silent = connect_timeout_s * 1000LL + 500;
+  return heard_anything() ? std::max(kAnsweredConnectMs, silent) : silent;
+}
+
+void SessionWatch::sync(posix::Poller& poller, const AgentSession& session, uint64_t out_token, uint64_t err_token,
+                        uint64_t in_token) {
+  auto one = [&](bool& registered, int fd, bool wanted, uint32_t events, uint64_t token) {
+    if (fd < 0) {
+      registered = false;  // closing the fd removed it from epoll
+      return;
+    }
+    if (wanted == registered) return;
+    registered = wanted;
+    if (wanted) (void)poller.add(fd, events, token);
+    else (void)poller.remove(fd);
+  };
+  one(out, session.stdout_fd(), true, posix::poll_readable, out_token);
+  one(err, session.stderr_fd(), true, posix::poll_readable, err_token);
+  one(in, session.stdin_fd(), session.wants_write(), posix::poll_writable, in_token);
+}
+
 }  // namespace muster::head

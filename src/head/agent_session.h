@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "posix/poller.h"
 #include "protocol/frame_reader.h"
 #include "protocol/messages.h"
 #include "protocol/preamble.h"
@@ -49,6 +50,9 @@ class AgentSession {
   int64_t started_ms() const { return started_ms_; }
   // Whether any byte came back yet (shell noise, an upload request): the node is reachable.
   bool heard_anything() const { return last_heard_ms_ != started_ms_; }
+  // How long the session may stay `connecting`: the connect timeout (+0.5 s for ssh to say why) while the node
+  // is silent; once it answered (shell noise, an upload in progress), longer, but not forever.
+  int64_t connect_limit_ms(int connect_timeout_s) const;
   // Why the session closed (empty while open).
   const std::string& failure() const { return failure_; }
   // Shell noise and the agent's / ssh's stderr, for error messages.
@@ -81,6 +85,14 @@ class AgentSession {
   int64_t started_ms_;
   int64_t last_heard_ms_;
   bool reaped_ = false;
+};
+
+// Which of a session's fds a Poller watches, kept in step with the session: stdout and stderr while open,
+// stdin only while there are bytes to write. A closed fd has left epoll by itself.
+struct SessionWatch {
+  bool out = false, err = false, in = false;
+  void sync(posix::Poller& poller, const AgentSession& session, uint64_t out_token, uint64_t err_token,
+            uint64_t in_token);
 };
 
 }  // namespace muster::head
