@@ -79,6 +79,7 @@ class Agent {
   void send(const protocol::AgentMessage& message);
   void send_encoded(std::string_view frame);
   void open_relay(const protocol::RelayOpen& open);
+  void relay_error(const std::string& why);
   void relay(const protocol::Relay& message);
   void service_relay(uint64_t token);
   void flush_to_head();
@@ -130,14 +131,16 @@ void Agent::send_encoded(std::string_view frame) {
   flush_to_head();
 }
 
+// The chain below this agent failed: the head hears it as an AgentError of the next node (protocol section 9).
+void Agent::relay_error(const std::string& why) {
+  send(protocol::Relayed{1, protocol::encode(protocol::AgentMessage{protocol::AgentError{why}})});
+}
+
 void Agent::open_relay(const protocol::RelayOpen& open) {
-  auto up_error = [&](const std::string& why) {
-    send(protocol::Relayed{1, protocol::encode(protocol::AgentMessage{protocol::AgentError{why}})});
-  };
-  if (relay_) return up_error("relay: this agent already has a chain");
+  if (relay_) return relay_error("relay: this agent already has a chain");
   auto child = RelayChild::start(open, poller_, {token(kChildOut), token(kChildErr), token(kChildIn)},
                                  options_.heartbeat_ms, options_.heartbeat_timeout_ms);
-  if (!child) return up_error(child.error().message);
+  if (!child) return relay_error(child.error().message);
   relay_ = std::move(*child);
 }
 
@@ -152,10 +155,7 @@ void Agent::relay(const protocol::Relay& message) {
   }
   std::string next = protocol::next_hops(message.hops);
   if (next.empty()) return;
-  if (!relay_) {
-    return send(protocol::Relayed{1, protocol::encode(protocol::AgentMessage{
-                                         protocol::AgentError{"relay: no chain below this node"}})});
-  }
+  if (!relay_) return relay_error("relay: no chain below this node");
   relay_->send_frame(protocol::encode(protocol::HeadMessage{protocol::Relay{std::move(next), message.frame}}));
 }
 
