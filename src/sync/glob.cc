@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <unordered_set>
 
 namespace muster::sync {
 namespace {
@@ -118,9 +119,13 @@ bool char_matches(std::string_view pattern, size_t p, unsigned char c, size_t& n
   return static_cast<unsigned char>(pc) == c;
 }
 
+// (pattern index after a '**/', path index) pairs already known not to match: each is tried once, so many
+// '**' components cost a product of their positions, never an exponential (`**/**/**/…` found by fuzzing).
+using Failed = std::unordered_set<uint64_t>;
+
 // Single '*'s backtrack to the last one only (a '*' never crosses '/', and a '/' in the pattern can only meet
-// the next '/' of the path, so earlier ones are settled): linear per '**' alternative, never exponential.
-bool match_from(std::string_view pattern, size_t p, std::string_view path, size_t s) {
+// the next '/' of the path, so earlier ones are settled): linear per '**' alternative.
+bool match_from(std::string_view pattern, size_t p, std::string_view path, size_t s, Failed& failed) {
   constexpr size_t kNone = std::string_view::npos;
   size_t star_p = kNone, star_s = 0;
   while (true) {
@@ -130,7 +135,11 @@ bool match_from(std::string_view pattern, size_t p, std::string_view path, size_
         if (p + 2 == pattern.size()) return p == 0 || s < path.size();
         // '**/': zero or more whole directories, then the rest at a component start.
         for (size_t at = s;;) {
-          if (match_from(pattern, p + 3, path, at)) return true;
+          uint64_t key = (static_cast<uint64_t>(p + 3) << 32) | at;
+          if (!failed.count(key)) {
+            if (match_from(pattern, p + 3, path, at, failed)) return true;
+            failed.insert(key);
+          }
           size_t slash = path.find('/', at);
           if (slash == std::string_view::npos) return false;
           at = slash + 1;
@@ -157,7 +166,10 @@ bool match_from(std::string_view pattern, size_t p, std::string_view path, size_
 
 }  // namespace
 
-bool glob_match(std::string_view pattern, std::string_view path) { return match_from(pattern, 0, path, 0); }
+bool glob_match(std::string_view pattern, std::string_view path) {
+  Failed failed;
+  return match_from(pattern, 0, path, 0, failed);
+}
 
 std::optional<std::string> glob_syntax_error(std::string_view pattern) {
   for (size_t i = 0; i < pattern.size(); ++i) {

@@ -74,5 +74,17 @@ TEST(GlobMatch, ManyStarsStayFast) {
   EXPECT_FALSE(glob_match("**/**/**/**/**/b", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/c"));
 }
 
+// Found by fuzzing: every '**/' tried every later directory again, so 20 of them against a deep path took
+// forever (a timeout here means the backtracking is exponential again).
+TEST(Glob, ManyDoubleStarsStayPolynomial) {
+  std::string pattern;
+  for (int i = 0; i < 20; ++i) pattern += "**/*/";
+  std::string deep;
+  for (int i = 0; i < 60; ++i) deep += "a/";
+  EXPECT_FALSE(glob_match(pattern + "x", deep + "y"));
+  EXPECT_TRUE(glob_match(pattern + "y", deep + "y"));
+  EXPECT_FALSE(glob_match(pattern + "y", "a/y"));  // each '*/' still needs a directory of its own
+}
+
 }  // namespace
 }  // namespace muster::sync
