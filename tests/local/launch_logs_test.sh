@@ -65,7 +65,22 @@ assert_eq "hi 0" "$(cat "muster-runs/$JOB/rank-0.log")" "rank-0.log with --prefi
 # --- manifest.json: valid JSON, exit code per rank ------------------------------------------------------------
 job manifest
 rc=0
-"$MUSTER" launch --job-id "$JOB" --nproc-per-node 3 -- sh -c '[ "$RANK" = 2 ] && exit 4; exit 0' >out 2>err || rc=$?
+# Rank 2 fails only once ranks 0 and 1 have exited (or are zombies): otherwise the gang's fail-fast may
+# stop them first and the manifest rightly records their signal.
+worker='
+if [ "$RANK" != 2 ]; then echo $$ >"$1/pid-$RANK"; exit 0; fi
+for rank in 0 1; do
+  for _ in $(seq 200); do
+    pid=$(cat "$1/pid-$rank" 2>/dev/null) || true
+    if [ -n "$pid" ]; then
+      state=$(sed "s/.*) //" "/proc/$pid/stat" 2>/dev/null | cut -c1) || true
+      case $state in ""|Z) break ;; esac
+    fi
+    sleep 0.05
+  done
+done
+exit 4'
+"$MUSTER" launch --job-id "$JOB" --nproc-per-node 3 -- sh -c "$worker" worker "$WORK" >out 2>err || rc=$?
 assert_eq 4 "$rc" "exit code of a job whose rank 2 exits 4"
 run=muster-runs/$JOB
 python3 -m json.tool "$run/manifest.json" >/dev/null || fail "manifest.json does not parse: $(cat "$run/manifest.json")"
