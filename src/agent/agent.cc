@@ -80,7 +80,7 @@ class Agent {
   void send_encoded(std::string_view frame);
   void open_relay(const protocol::RelayOpen& open);
   void relay_error(const std::string& why);
-  void relay(const protocol::Relay& message);
+  void relay(const protocol::RelayView& message);
   void service_relay(uint64_t token);
   void flush_to_head();
   void on_head_readable();
@@ -144,7 +144,9 @@ void Agent::open_relay(const protocol::RelayOpen& open) {
   relay_ = std::move(*child);
 }
 
-void Agent::relay(const protocol::Relay& message) {
+// Relay frames are the bulk of a chained sync: they are looked into (hop 0) and passed on as views, so the
+// inner frame is copied once, into the child's outbox.
+void Agent::relay(const protocol::RelayView& message) {
   if (protocol::has_hop(message.hops, 0)) {
     auto inner = protocol::decode_head_frame(message.frame);
     if (!inner) {
@@ -156,7 +158,7 @@ void Agent::relay(const protocol::Relay& message) {
   std::string next = protocol::next_hops(message.hops);
   if (next.empty()) return;
   if (!relay_) return relay_error("relay: no chain below this node");
-  relay_->send_frame(protocol::encode(protocol::HeadMessage{protocol::Relay{std::move(next), message.frame}}));
+  relay_->send_frame(protocol::encode_relay_header(next, message.frame.size()), message.frame);
 }
 
 void Agent::service_relay(uint64_t event_token) {
@@ -210,12 +212,22 @@ void Agent::on_head_readable() {
     last_heard_ms_ = posix::monotonic_ms();
     frames_.feed(std::string_view(buffer, got->bytes));
     while (true) {
-      auto frame = frames_.next();
+      auto frame = frames_.next_view();
       if (!frame) {
         head_lost(frame.error().message.c_str());
         return;
       }
       if (!*frame) break;
+      if ((*frame)->type == static_cast<uint8_t>(protocol::Type::relay)) {
+        auto view = protocol::decode_relay((*frame)->payload);
+        if (!view) {
+          send(protocol::AgentError{view.error().message});
+          head_lost("protocol error");
+          return;
+        }
+        relay(*view);
+        continue;
+      }
       auto message = protocol::decode_head((*frame)->type, (*frame)->payload);
       if (!message) {
         send(protocol::AgentError{message.error().message});
@@ -252,7 +264,7 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
         } else if constexpr (std::is_same_v<M, protocol::RelayOpen>) {
           open_relay(m);
         } else if constexpr (std::is_same_v<M, protocol::Relay>) {
-          relay(m);
+          relay(protocol::RelayView{m.hops, m.frame});
         }
       },
       message);

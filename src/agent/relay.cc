@@ -119,9 +119,10 @@ void RelayChild::on_timer(int64_t now) {
   }
 }
 
-void RelayChild::send_frame(std::string_view frame) {
+void RelayChild::send_frame(std::string_view head, std::string_view rest) {
   if (failed_ || !ready_) return;  // the head sends down a chain only after every hop said Hello
-  session_->send_frame(frame);
+  session_->queue_frame(head);
+  session_->send_frame(rest);
   sync_registrations();
 }
 

@@ -34,8 +34,9 @@ class RelayChild {
   void on_event(uint64_t token);
   // Heartbeats to the child, connect and silence timeouts; call every loop round.
   void on_timer(int64_t now_ms);
-  // Forwards `frame` (an encoded head message) to the child.
-  void send_frame(std::string_view frame);
+  // Forwards an encoded head message to the child, given in two parts (a header and the rest) that are sent
+  // as one frame.
+  void send_frame(std::string_view head, std::string_view rest);
   // Frames for the head (Relayed, already encoded) since the last call.
   std::vector<std::string> take_upward();
   bool failed() const { return failed_; }

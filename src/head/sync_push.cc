@@ -25,7 +25,7 @@ namespace {
 using namespace muster::protocol;
 
 constexpr uint32_t kSession = 1;
-constexpr size_t kChunk = 1u << 20;          // file bytes per SyncData frame
+constexpr size_t kChunk = 256u << 10;         // file bytes per SyncData frame
 constexpr size_t kMinCompressible = 4096;    // smaller chunks go raw
 constexpr size_t kMaxFileErrors = 5;         // per node, in the report
 constexpr int64_t kProgressEveryMs = 250;
@@ -134,7 +134,8 @@ void Pusher::send_to_nodes(const std::vector<size_t>& nodes, const std::string& 
   }
   if (nodes.size() == 1 && nodes[0] == 0) return pool_.queue_frame(0, frame);
   std::vector<uint32_t> hops(nodes.begin(), nodes.end());
-  pool_.queue_frame(0, encode(HeadMessage{Relay{protocol::hop_mask(hops), frame}}));
+  pool_.queue_frame(0, protocol::encode_relay_header(protocol::hop_mask(hops), frame.size()));
+  pool_.queue_frame(0, frame);
 }
 
 void Pusher::on_message(size_t node, const AgentMessage& message) {

@@ -484,6 +484,30 @@ Result<std::optional<AgentMessage>> decode_agent_frame(std::string_view frame) {
   return decode_agent(type, payload);
 }
 
+Result<RelayView> decode_relay(std::string_view payload) {
+  WireReader r(payload);
+  RelayView view;
+  view.hops = r.str_view("hops");
+  view.frame = r.str_view("frame");
+  if (!r.ok()) {
+    return make_error(ErrorKind::protocol, "malformed Relay frame (type {}, {} byte payload): {}",
+                      static_cast<int>(Type::relay), payload.size(), r.failure());
+  }
+  return view;
+}
+
+std::string encode_relay_header(std::string_view hops, size_t frame_size) {
+  size_t length = 1 + 4 + hops.size() + 4 + frame_size;
+  assert(length <= kMaxFrame && "message too large for one frame");
+  std::string header;
+  WireWriter w(header);
+  w.u32(static_cast<uint32_t>(length));
+  w.u8(static_cast<uint8_t>(Type::relay));
+  w.str(hops);
+  w.u32(static_cast<uint32_t>(frame_size));
+  return header;
+}
+
 Result<std::optional<HeadMessage>> decode_head_frame(std::string_view frame) {
   uint8_t type = 0;
   std::string_view payload;

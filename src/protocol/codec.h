@@ -31,6 +31,14 @@ Result<std::optional<HeadMessage>> decode_head(uint8_t type, std::string_view pa
 Result<std::optional<AgentMessage>> decode_agent_frame(std::string_view frame);
 Result<std::optional<HeadMessage>> decode_head_frame(std::string_view frame);
 
+// A Relay passed on without copying its (often a 256 KiB SyncData) inner frame: its fields as views into the payload, and
+// the bytes that, followed by `frame_size` bytes of a frame, are exactly encode(Relay{hops, frame}).
+struct RelayView {
+  std::string_view hops, frame;
+};
+Result<RelayView> decode_relay(std::string_view payload);  // the payload of a Type::relay frame
+std::string encode_relay_header(std::string_view hops, size_t frame_size);
+
 // The wire type byte of a message, and its name for diagnostics ("Hello", "SpawnWorker", ...).
 Type type_of(const AgentMessage& message);
 Type type_of(const HeadMessage& message);

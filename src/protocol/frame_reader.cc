@@ -26,9 +26,16 @@ void FrameReader::feed(std::string_view bytes) {
 }
 
 Result<std::optional<Frame>> FrameReader::next() {
+  auto view = next_view();
+  if (!view) return view.error();
+  if (!*view) return std::optional<Frame>();
+  return std::optional<Frame>(Frame{(*view)->type, std::string((*view)->payload)});
+}
+
+Result<std::optional<FrameReader::FrameView>> FrameReader::next_view() {
   if (error_) return *error_;
   std::string_view unread = std::string_view(buffer_).substr(start_);
-  if (unread.size() < 4) return std::optional<Frame>();
+  if (unread.size() < 4) return std::optional<FrameView>();
   WireReader header(unread);
   uint32_t length = header.u32("length");
   if (length == 0 || length > kMaxFrame) {
@@ -36,13 +43,11 @@ Result<std::optional<Frame>> FrameReader::next() {
                         consumed_, kMaxFrame);
     return *error_;
   }
-  if (unread.size() - 4 < length) return std::optional<Frame>();
-  Frame frame;
-  frame.type = static_cast<uint8_t>(unread[4]);
-  frame.payload.assign(unread.substr(5, length - 1));
+  if (unread.size() - 4 < length) return std::optional<FrameView>();
+  FrameView frame{static_cast<uint8_t>(unread[4]), unread.substr(5, length - 1)};
   start_ += 4 + size_t{length};
   consumed_ += 4 + uint64_t{length};
-  return std::optional<Frame>(std::move(frame));
+  return std::optional<FrameView>(frame);
 }
 
 }  // namespace muster::protocol

@@ -30,6 +30,12 @@ class FrameReader {
 
   // The next complete frame, nullopt if more bytes are needed, or a protocol error.
   Result<std::optional<Frame>> next();
+  // The same without copying the payload: the view is valid until the next feed().
+  struct FrameView {
+    uint8_t type = 0;
+    std::string_view payload;
+  };
+  Result<std::optional<FrameView>> next_view();
 
   // Bytes fed but not yet returned in a frame (a non-zero value at EOF means a truncated frame).
   size_t buffered() const { return buffer_.size() - start_; }

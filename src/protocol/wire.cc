@@ -96,10 +96,12 @@ int64_t WireReader::i64(const char* field) {
   return p ? get_le<int64_t>(p) : 0;
 }
 
-std::string WireReader::str(const char* field) {
+std::string WireReader::str(const char* field) { return std::string(str_view(field)); }
+
+std::string_view WireReader::str_view(const char* field) {
   uint32_t size = u32(field);
   const char* p = take(size, field);
-  return p ? std::string(p, size) : std::string();
+  return p ? std::string_view(p, size) : std::string_view();
 }
 
 std::vector<std::string> WireReader::str_list(const char* field) {

@@ -43,6 +43,8 @@ class WireReader {
   uint64_t u64(const char* field);
   int64_t i64(const char* field);
   std::string str(const char* field);
+  // The same field as a view into the reader's bytes (no copy).
+  std::string_view str_view(const char* field);
   // The element count is checked against the bytes left (every element takes at least 4), so a hostile
   // count fails at once instead of allocating.
   std::vector<std::string> str_list(const char* field);

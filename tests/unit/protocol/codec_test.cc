@@ -266,6 +266,31 @@ TEST(Codec, NestedFramesDecodeOnlyWhenTheirLengthIsExact) {
   EXPECT_EQ(std::get<Relayed>(**agent).frame, frame);
 }
 
+TEST(Codec, RelayHeaderAndFrameAreExactlyTheEncodedRelay) {
+  for (const std::string& inner : {encode(HeadMessage{Ping{5}}), std::string(), kBinary, std::string(70000, 'z')}) {
+    for (const std::string& hops : {"\x01"s, "\x06\x80"s, std::string()}) {
+      EXPECT_EQ(encode_relay_header(hops, inner.size()) + inner, encode(HeadMessage{Relay{hops, inner}}))
+          << hops.size() << " hop bytes, " << inner.size() << " frame bytes";
+    }
+  }
+}
+
+TEST(Codec, RelayViewsPointIntoThePayload) {
+  std::string frame = encode(HeadMessage{Relay{"\x05", kBinary}});
+  std::string_view payload = std::string_view(frame).substr(5);
+  auto view = decode_relay(payload);
+  ASSERT_TRUE(view.has_value()) << view.error().message;
+  EXPECT_EQ(view->hops, "\x05");
+  EXPECT_EQ(view->frame, kBinary);
+  EXPECT_GE(view->frame.data(), payload.data());
+  EXPECT_LE(view->frame.data() + view->frame.size(), payload.data() + payload.size());
+  for (size_t cut = 0; cut < payload.size(); ++cut) {
+    auto truncated = decode_relay(payload.substr(0, cut));
+    ASSERT_FALSE(truncated.has_value()) << cut;
+    EXPECT_NE(truncated.error().message.find("malformed Relay frame"), std::string::npos) << truncated.error().message;
+  }
+}
+
 TEST(Codec, TypeNames) {
   EXPECT_STREQ(type_name(Type::hello), "Hello");
   EXPECT_STREQ(type_name(Type::head_heartbeat), "HeadHeartbeat");

@@ -93,6 +93,21 @@ TEST(FrameReader, RandomSplits) {
   }
 }
 
+TEST(FrameReader, ViewsAreTheFramesWithoutCopies) {
+  TestStream s = sample_stream();
+  FrameReader reader;
+  reader.feed(s.bytes);
+  std::vector<Frame> frames;
+  while (true) {
+    auto view = reader.next_view();
+    ASSERT_TRUE(view.has_value());
+    if (!*view) break;
+    frames.push_back(Frame{(*view)->type, std::string((*view)->payload)});
+  }
+  EXPECT_EQ(frames, s.frames);
+  EXPECT_EQ(reader.buffered(), 0u);
+}
+
 TEST(FrameReader, PartialFrameNeedsMore) {
   std::string frame = raw_frame(2, "abcdefgh");
   FrameReader reader;
