@@ -36,6 +36,9 @@ using protocol::Stream;
 
 constexpr size_t kOutboxHigh = 8u << 20;       // stop reading worker pipes above this (spec section 7)
 constexpr size_t kOutboxLow = kOutboxHigh / 2;  // resume below this
+// Messages are written to the head once per loop round, so the acks of many small files (and whatever comes up
+// a relay chain) share a write and an ssh packet; a queue this large is written at once.
+constexpr size_t kFlushAt = 256u << 10;
 constexpr int64_t kPipeLingerMs = 200;         // after a worker exits, wait this long for its pipes' EOF
 constexpr int kStdin = 0;
 constexpr int kStdout = 1;
@@ -120,15 +123,13 @@ class Agent {
 };
 
 void Agent::send(const protocol::AgentMessage& message) {
-  if (head_gone_) return;
-  outbox_.append(protocol::encode(message));
-  flush_to_head();
+  send_encoded(protocol::encode(message));
 }
 
 void Agent::send_encoded(std::string_view frame) {
   if (head_gone_) return;
   outbox_.append(frame);
-  flush_to_head();
+  if (outbox_.size() >= kFlushAt) flush_to_head();
 }
 
 // The chain below this agent failed: the head hears it as an AgentError of the next node (protocol section 9).
@@ -165,6 +166,7 @@ void Agent::service_relay(uint64_t event_token) {
   if (!relay_) return;
   if (event_token != 0) relay_->on_event(event_token);
   relay_->on_timer(posix::monotonic_ms());
+  if (event_token == 0) relay_->flush();
   for (const auto& frame : relay_->take_upward()) send_encoded(frame);
 }
 
@@ -453,6 +455,7 @@ int Agent::run() {
     reap_workers();
     report_finished_workers();
     on_timers();
+    if (!head_gone_) flush_to_head();
   }
   if (!head_gone_) flush_to_head();
   // Whatever the workers left behind in their process groups (a `cmd &` in a shell worker) ends with us.

@@ -122,8 +122,14 @@ void RelayChild::on_timer(int64_t now) {
 void RelayChild::send_frame(std::string_view head, std::string_view rest) {
   if (failed_ || !ready_) return;  // the head sends down a chain only after every hop said Hello
   session_->queue_frame(head);
-  session_->send_frame(rest);
-  sync_registrations();
+  session_->queue_frame(rest);
+}
+
+void RelayChild::flush() {
+  if (failed_) return;
+  session_->on_stdin_writable();
+  drain();  // a failed write closed the session
+  if (!failed_) sync_registrations();
 }
 
 std::vector<std::string> RelayChild::take_upward() { return std::exchange(upward_, {}); }

@@ -34,9 +34,10 @@ class RelayChild {
   void on_event(uint64_t token);
   // Heartbeats to the child, connect and silence timeouts; call every loop round.
   void on_timer(int64_t now_ms);
-  // Forwards an encoded head message to the child, given in two parts (a header and the rest) that are sent
-  // as one frame.
+  // Queues an encoded head message for the child, given in two parts (a header and the rest) that are sent as
+  // one frame; flush() writes what is queued (once per loop round, so small frames share a write).
   void send_frame(std::string_view head, std::string_view rest);
+  void flush();
   // Frames for the head (Relayed, already encoded) since the last call.
   std::vector<std::string> take_upward();
   bool failed() const { return failed_; }

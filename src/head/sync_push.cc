@@ -16,6 +16,7 @@
 #include "posix/fd.h"
 #include "protocol/codec.h"
 #include "protocol/hops.h"
+#include "sync/flow_window.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
 
@@ -39,6 +40,7 @@ struct NodeState {
   std::unordered_set<std::string> wanted;  // paths of plan.send
   std::unordered_set<uint32_t> failed_files;
   uint64_t sent = 0, acked = 0;  // raw bytes of file data, for the window
+  sync::FlowWindow window;
   uint64_t total = 0;
   std::vector<uint64_t> file_sent, file_acked;  // by file id
 };
@@ -122,6 +124,7 @@ void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
   if (bytes > was) {
     state.acked += bytes - was;
     was = bytes;
+    state.window.on_acked(state.acked, posix::monotonic_ms());
   }
 }
 
@@ -290,7 +293,7 @@ Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std:
     // Window: the slowest target sets the pace; a lost node leaves `active` and stops holding it back.
     auto waited = wait_until([&] {
       return std::all_of(targets.begin(), targets.end(), [&](size_t node) {
-        return !active(node) || nodes_[node].sent - nodes_[node].acked < request_.window_bytes;
+        return !active(node) || nodes_[node].sent - nodes_[node].acked < nodes_[node].window.bytes();
       });
     });
     if (!waited) return waited;

@@ -4,8 +4,8 @@
 // 1. Scans the source (exclude rules, hash cache) and asks every agent for its destination's manifest.
 // 2. Plans each node (sync/plan.h). A dry run stops here.
 // 3. Streams every file that some node needs once from disk, to all the nodes that need it, in chunks
-//    (zstd-compressed when that pays), with a per-node window of unacknowledged bytes so memory stays bounded
-//    and the slowest node sets the pace. Nodes verify each file's hash before renaming it into place.
+//    (zstd-compressed when that pays), with a per-node window of unacknowledged bytes (sync/flow_window.h) so
+//    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before renaming it into place.
 // 4. Commits (symlinks, metadata, directory times) and collects per-node results.
 // A node that is lost or reports an error does not stop the others; its report says what happened (on a chain,
 // a lost node takes the nodes after it along).
@@ -29,7 +29,6 @@ struct SyncRequest {
   bool delete_extraneous = false;
   bool dry_run = false;
   bool compress = true;
-  size_t window_bytes = 16u << 20;  // unacknowledged bytes per node
   std::string cache_dir;            // hash cache of the source (empty: default)
   // Relay chain: when not empty, the pool holds only the first node and these are the nodes after it, reached
   // through the chain (node 1's agent starts node 2's over ssh from node 1, and so on). Every file then leaves
