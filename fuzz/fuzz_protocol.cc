@@ -3,7 +3,8 @@
 // Any input is a stream of agent-protocol bytes. Checked properties, any violation aborts:
 // - nothing crashes, reads out of bounds or allocates without bound (the sanitizers and -rss_limit_mb);
 // - a message that decodes re-encodes to a frame that decodes to an equal message, with identical bytes;
-// - FrameReader and PreambleScanner report the same things whether the bytes come at once or in pieces.
+// - FrameReader and PreambleScanner report the same things whether the bytes come at once or in pieces;
+// - the no-copy Relay path (decode_relay, encode_relay_header) agrees with the full decoder and encoder.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +83,18 @@ void check_round_trip(const Frame& frame) {
   FUZZ_CHECK(frame.payload.substr(0, encoded.size() - 5) == encoded.substr(5));
 }
 
+void check_relay_view(const Frame& frame) {
+  if (frame.type != static_cast<uint8_t>(Type::relay)) return;
+  auto view = decode_relay(frame.payload);
+  auto full = decode_head(frame.type, frame.payload);
+  FUZZ_CHECK(view.has_value() == (full.has_value() && full->has_value()));
+  if (!view) return;
+  const auto& relay = std::get<Relay>(**full);
+  FUZZ_CHECK(view->hops == relay.hops && view->frame == relay.frame);
+  FUZZ_CHECK(encode_relay_header(view->hops, view->frame.size()) + std::string(view->frame) ==
+             encode(HeadMessage{relay}));
+}
+
 void check_frames(std::string_view input) {
   Frames whole = read_frames(input, false);
   Frames split = read_frames(input, true);
@@ -89,6 +102,7 @@ void check_frames(std::string_view input) {
   for (const Frame& frame : whole.frames) {
     check_round_trip<AgentMessage>(frame);
     check_round_trip<HeadMessage>(frame);
+    check_relay_view(frame);
   }
 }
 

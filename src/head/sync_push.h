@@ -5,7 +5,8 @@
 // 2. Plans each node (sync/plan.h). A dry run stops here.
 // 3. Streams every file that some node needs once from disk, to all the nodes that need it, in chunks
 //    (zstd-compressed when that pays), with a per-node window of unacknowledged bytes (sync/flow_window.h) so
-//    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before renaming it into place.
+//    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before
+//    renaming it into place.
 // 4. Commits (symlinks, metadata, directory times) and collects per-node results.
 // A node that is lost or reports an error does not stop the others; its report says what happened (on a chain,
 // a lost node takes the nodes after it along).

@@ -31,8 +31,8 @@ Result<std::optional<HeadMessage>> decode_head(uint8_t type, std::string_view pa
 Result<std::optional<AgentMessage>> decode_agent_frame(std::string_view frame);
 Result<std::optional<HeadMessage>> decode_head_frame(std::string_view frame);
 
-// A Relay passed on without copying its (often a 256 KiB SyncData) inner frame: its fields as views into the payload, and
-// the bytes that, followed by `frame_size` bytes of a frame, are exactly encode(Relay{hops, frame}).
+// A Relay passed on without copying its inner frame (often a 256 KiB SyncData): its fields as views into the
+// payload, and the bytes that, followed by `frame_size` bytes of a frame, are exactly encode(Relay{hops, frame}).
 struct RelayView {
   std::string_view hops, frame;
 };
