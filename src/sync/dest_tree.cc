@@ -48,7 +48,9 @@ std::string dest_display(const std::string& root, std::string_view path) {
 Result<DestTree> DestTree::open(const std::string& root, bool create) {
   if (root.empty() || root[0] != '/') return make_error(ErrorKind::usage, "destination '{}' is not absolute", root);
   // The root itself may be (or lie under) a symlink the user chose: resolve it normally, creating it if asked.
-  posix::Fd fd(::open("/", kDirFlags));
+  // Its ancestors are opened O_PATH: a non-root user may only have search permission on them (a 0711 home).
+  constexpr int kWalkFlags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  posix::Fd fd(::open("/", kWalkFlags));
   std::string walked;
   size_t start = 1;
   while (start <= root.size()) {
@@ -58,17 +60,19 @@ Result<DestTree> DestTree::open(const std::string& root, bool create) {
     start = end + 1;
     if (part.empty() || part == ".") continue;
     walked += "/" + part;
-    int next = ::openat(fd.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int next = ::openat(fd.get(), part.c_str(), kWalkFlags);
     if (next < 0 && errno == ENOENT && create) {
       if (::mkdirat(fd.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
         return io_error(walked, "", "create directory", errno);
       }
-      next = ::openat(fd.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      next = ::openat(fd.get(), part.c_str(), kWalkFlags);
     }
     if (next < 0) return io_error(walked, "", "open directory", errno);
     fd.reset(next);
   }
-  return DestTree(root, std::move(fd));
+  posix::Fd opened(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!opened.valid()) return io_error(root, "", "open directory", errno);
+  return DestTree(root, std::move(opened));
 }
 
 Result<ParentDir> DestTree::parent_of(std::string_view path, bool create_missing) const {
@@ -154,6 +158,35 @@ Result<void> DestTree::set_meta(std::string_view path, uint32_t mode, int64_t mt
   if (::utimensat(parent->dir.get(), parent->name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
     return io_error(root_, path, "set the time of", errno);
   }
+  return {};
+}
+
+std::optional<std::pair<std::string, uint32_t>> DestTree::unlock_parent_of(std::string_view path) const {
+  size_t slash = path.rfind('/');
+  std::string dir(slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
+  posix::Fd held;
+  int fd = root_fd_.get();
+  if (!dir.empty()) {
+    auto parent = parent_of(dir, false);
+    if (!parent) return std::nullopt;
+    held.reset(::openat(parent->dir.get(), parent->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!held.valid()) return std::nullopt;
+    fd = held.get();
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || (st.st_mode & S_IWUSR) || st.st_uid != ::geteuid()) return std::nullopt;
+  if (::fchmod(fd, (st.st_mode & 07777) | S_IWUSR) != 0) return std::nullopt;
+  return std::make_pair(dir, static_cast<uint32_t>(st.st_mode & 07777));
+}
+
+Result<void> DestTree::relock(const std::string& dir, uint32_t mode) const {
+  if (dir.empty()) {
+    if (::fchmod(root_fd_.get(), mode) != 0) return io_error(root_, "", "set the mode of", errno);
+    return {};
+  }
+  auto parent = parent_of(dir, false);
+  if (!parent) return parent.error();
+  if (::fchmodat(parent->dir.get(), parent->name.c_str(), mode, 0) != 0) return io_error(root_, dir, "set the mode of", errno);
   return {};
 }
 

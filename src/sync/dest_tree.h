@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include "posix/fd.h"
@@ -38,6 +40,13 @@ class DestTree {
   Result<void> make_dir(std::string_view path) const;
   // Sets the permission bits and the modification time of `path` (never through a symlink).
   Result<void> set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const;
+  // Gives the owner write permission on the directory that holds `path` (the root for a top-level path) when it
+  // lacks it and this process owns the directory, so that a read-only directory of the source (0555) can be
+  // updated by its non-root owner, as rsync does. Returns the directory (relative path, "" for the root) and
+  // the mode it had, or nullopt when nothing changed.
+  std::optional<std::pair<std::string, uint32_t>> unlock_parent_of(std::string_view path) const;
+  // Sets the permission bits of the directory `dir` ("" for the root) back to `mode`.
+  Result<void> relock(const std::string& dir, uint32_t mode) const;
   // Creates or replaces the symlink `path` with text `target` (through a temporary name and rename).
   Result<void> make_symlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
 

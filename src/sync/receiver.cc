@@ -48,10 +48,32 @@ struct Receiver::Session {
   std::map<uint32_t, std::unique_ptr<Incoming>> files;  // open temporaries, by file id
   ZSTD_DCtx* zstd = ZSTD_createDCtx();
   std::string scratch;
+  // Read-only directories made owner-writable for this session (relative path -> the mode they had); they get
+  // that mode back at commit, unless the commit sets the source's, or when the session ends without one.
+  std::map<std::string, uint32_t> unlocked;
 
   ~Session() {
     for (auto& entry : files) discard(*entry.second);
+    relock_all({});
     ZSTD_freeDCtx(zstd);
+  }
+  // Calls `attempt` again after making the directory that holds `path` writable, if it failed for want of that.
+  template <typename Attempt>
+  auto with_unlock(std::string_view path, Attempt attempt) {
+    auto result = attempt();
+    if (result || !tree) return result;
+    auto unlocked_dir = tree->unlock_parent_of(path);
+    if (!unlocked_dir) return result;
+    unlocked.emplace(unlocked_dir->first, unlocked_dir->second);
+    return attempt();
+  }
+  void relock_all(const std::vector<Entry>& set_by_commit) {
+    if (!tree) return;
+    for (const auto& [dir, mode] : unlocked) {
+      bool set = std::any_of(set_by_commit.begin(), set_by_commit.end(), [&](const Entry& e) { return e.path == dir; });
+      if (!set) (void)tree->relock(dir, mode);
+    }
+    unlocked.clear();
   }
   static void discard(Incoming& file) {
     file.fd.reset();
@@ -110,13 +132,14 @@ std::vector<AgentMessage> Receiver::Session::prepare(const SyncPrepare& m) {
   auto done = [&](std::string error) { return std::vector<AgentMessage>{SyncStepDone{m.session, SyncStep::prepare, error}}; };
   if (!tree) return done("no destination open");
   for (const auto& path : m.remove) {
-    auto removed = tree->remove(path);
+    auto removed = with_unlock(path, [&] { return tree->remove(path); });
     if (!removed) return done(removed.error().message);
   }
   auto dirs = decode_entries(m.make_dirs);
   if (!dirs) return done(dirs.error().message);
   for (const auto& dir : *dirs) {
-    if (auto made = tree->make_dir(dir.path); !made) return done(made.error().message);
+    auto made = with_unlock(dir.path, [&] { return tree->make_dir(dir.path); });
+    if (!made) return done(made.error().message);
   }
   return done("");
 }
@@ -139,12 +162,23 @@ std::vector<AgentMessage> Receiver::Session::start_file(const SyncFile& m) {
   file->temp = fmt::format(".{}{}{}-{}", parent->name, kTempMarker, ::getpid(), m.file);
   file->parent = std::move(*parent);
   (void)::unlinkat(file->parent.dir.get(), file->temp.c_str(), 0);
-  int fd = ::openat(file->parent.dir.get(), file->temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                    0600);
-  if (fd < 0) {
+  int create_errno = 0;
+  auto create = [&]() -> std::optional<int> {
+    int fd = ::openat(file->parent.dir.get(), file->temp.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+      create_errno = errno;
+      return std::nullopt;
+    }
+    return fd;
+  };
+  auto created = with_unlock(m.path, create);
+  if (!created) {
     return {SyncAck{m.session, m.file, SyncAckState::failed, 0,
-                    fmt::format("cannot create a temporary file for {}: {}", shown(m.path), std::strerror(errno))}};
+                    fmt::format("cannot create a temporary file for {}: {}", shown(m.path),
+                                std::strerror(create_errno))}};
   }
+  int fd = *created;
   file->fd.reset(fd);
   files[m.file] = std::move(file);
   if (m.size == 0) return {finish(m.file)};
@@ -225,9 +259,10 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
     if (!*decoded) return done(decoded->error().message);
   }
   for (const auto& link : *links) {
-    if (auto made = tree->make_symlink(link.path, link.target, fmt::format("{}-link", ::getpid())); !made) {
-      return done(made.error().message);
-    }
+    auto made = with_unlock(link.path, [&] {
+      return tree->make_symlink(link.path, link.target, fmt::format("{}-link", ::getpid()));
+    });
+    if (!made) return done(made.error().message);
   }
   for (const auto& file : *touch) {
     if (auto set = tree->set_meta(file.path, file.mode, file.mtime_ns); !set) return done(set.error().message);
@@ -243,6 +278,7 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
   for (const auto& dir : ordered) {
     if (auto set = tree->set_meta(dir.path, dir.mode, dir.mtime_ns); !set) return done(set.error().message);
   }
+  relock_all(*dirs);
   if (auto saved = cache.save(); !saved) return done(saved.error().message);
   return done("");
 }

@@ -157,3 +157,38 @@ sync_run "$SRC" --to "$DST"
 [[ -f "$DST/we ird \$(touch pwned) 'q' \"d\";|&.txt" && ! -e $WORK/pwned && ! -e pwned ]] || fail "odd file name"
 assert_identical "$SRC" "$DST" "odd names"
 
+
+# --- a read-only directory of the source (0555): its non-root owner can still update it (muster makes it
+# owner-writable while it writes, then gives it its mode back). Root ignores directory permissions, so as root
+# these steps run as nobody (setpriv).
+ro=$WORK/ro-test
+mkdir -p "$ro/src/ro"
+echo one >"$ro/src/ro/f1"
+chmod 555 "$ro/src/ro"
+as_owner=()
+if [[ $(id -u) == 0 ]]; then
+  command -v setpriv >/dev/null || fail "setpriv (util-linux) is needed to run the read-only steps as non-root"
+  chmod 711 "$WORK"
+  chown -R 65534:65534 "$ro"
+  as_owner=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$ro" XDG_CACHE_HOME="$ro/cache")
+fi
+sync_ro() {
+  set +e
+  OUT=$("${as_owner[@]}" "$MUSTER" sync "$ro/src" --to "$ro/dst" 2>&1)
+  RC=$?
+  set -e
+}
+sync_ro
+[[ $RC == 0 ]] || fail "read-only directory, first sync: exit $RC: $OUT"
+assert_eq 555 "$(stat -c %a "$ro/dst/ro")" "mode of the read-only directory after the first sync"
+# The source's owner changes a file in it and adds one (making it writable for a moment, as one must).
+"${as_owner[@]}" sh -c 'chmod u+w "$1/ro" && echo two >"$1/ro/f1" && echo new >"$1/ro/f2" && chmod 555 "$1/ro"' _ "$ro/src"
+sync_ro
+[[ $RC == 0 ]] || fail "read-only directory, second sync (a changed and a new file inside): exit $RC: $OUT"
+assert_identical "$ro/src" "$ro/dst" "read-only directory after an update"
+# Only a file inside changes, the directory's own mode and time do not: it is still locked again afterwards.
+"${as_owner[@]}" sh -c 'chmod u+w "$1/ro" && echo three >"$1/ro/f1" && touch -r "$1/ro/f2" "$1/ro" && chmod 555 "$1/ro"' _ "$ro/src"
+sync_ro
+[[ $RC == 0 ]] || fail "read-only directory, third sync: exit $RC: $OUT"
+assert_identical "$ro/src" "$ro/dst" "read-only directory after a content-only update"
+assert_eq 555 "$(stat -c %a "$ro/dst/ro")" "mode of the read-only directory after a content-only update"
