@@ -69,9 +69,10 @@ struct Receiver::Session {
   }
   void relock_all(const std::vector<Entry>& set_by_commit) {
     if (!tree) return;
-    for (const auto& [dir, mode] : unlocked) {
+    for (const auto& entry : unlocked) {  // (not a structured binding: clang 14 cannot capture one)
+      const std::string& dir = entry.first;
       bool set = std::any_of(set_by_commit.begin(), set_by_commit.end(), [&](const Entry& e) { return e.path == dir; });
-      if (!set) (void)tree->relock(dir, mode);
+      if (!set) (void)tree->relock(dir, entry.second);
     }
     unlocked.clear();
   }
