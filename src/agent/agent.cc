@@ -88,6 +88,7 @@ class Agent {
   void flush_to_head();
   void on_head_readable();
   void on_head_message(const protocol::HeadMessage& message);
+  void reject_head_frame(const std::string& why);
   void spawn_worker(const protocol::SpawnWorker& request);
   void read_worker(Worker& worker, Stream stream);
   void close_pipe(Worker& worker, Stream stream);
@@ -222,23 +223,20 @@ void Agent::on_head_readable() {
       if (!*frame) break;
       if ((*frame)->type == static_cast<uint8_t>(protocol::Type::relay)) {
         auto view = protocol::decode_relay((*frame)->payload);
-        if (!view) {
-          send(protocol::AgentError{view.error().message});
-          head_lost("protocol error");
-          return;
-        }
+        if (!view) return reject_head_frame(view.error().message);
         relay(*view);
         continue;
       }
       auto message = protocol::decode_head((*frame)->type, (*frame)->payload);
-      if (!message) {
-        send(protocol::AgentError{message.error().message});
-        head_lost("protocol error");
-        return;
-      }
+      if (!message) return reject_head_frame(message.error().message);
       if (*message) on_head_message(**message);
     }
   }
+}
+
+void Agent::reject_head_frame(const std::string& why) {
+  send(protocol::AgentError{why});
+  head_lost("protocol error");
 }
 
 void Agent::on_head_message(const protocol::HeadMessage& message) {
@@ -265,9 +263,9 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
           shutdown_requested_ = true;
         } else if constexpr (std::is_same_v<M, protocol::RelayOpen>) {
           open_relay(m);
-        } else if constexpr (std::is_same_v<M, protocol::Relay>) {
-          relay(protocol::RelayView{m.hops, m.frame});
         }
+        // Relay never arrives here: on_head_readable passes it to relay() undecoded, and relay() drops a Relay
+        // nested in a Relay.
       },
       message);
 }

@@ -125,12 +125,7 @@ void RelayChild::send_frame(std::string_view head, std::string_view rest) {
   session_->queue_frame(rest);
 }
 
-void RelayChild::flush() {
-  if (failed_) return;
-  session_->on_stdin_writable();
-  drain();  // a failed write closed the session
-  if (!failed_) sync_registrations();
-}
+void RelayChild::flush() { on_event(tokens_.in); }
 
 std::vector<std::string> RelayChild::take_upward() { return std::exchange(upward_, {}); }
 

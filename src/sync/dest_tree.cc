@@ -169,8 +169,9 @@ std::optional<std::pair<std::string, uint32_t>> DestTree::unlock_parent_of(std::
   if (!dir.empty()) {
     auto parent = parent_of(dir, false);
     if (!parent) return std::nullopt;
-    held.reset(::openat(parent->dir.get(), parent->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!held.valid()) return std::nullopt;
+    auto opened = open_dir_at(parent->dir.get(), parent->name, false, root_, dir);
+    if (!opened) return std::nullopt;
+    held = std::move(*opened);
     fd = held.get();
   }
   struct stat st;
