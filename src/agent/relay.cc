@@ -1,20 +1,15 @@
 #include "agent/relay.h"
 
 #include <csignal>
-#include <random>
 
 #include <fmt/core.h>
 
 #include "posix/clock.h"
 #include "protocol/codec.h"
+#include "util/random.h"
 
 namespace muster::agent {
 namespace {
-
-std::string make_nonce() {
-  std::random_device random;
-  return fmt::format("{:08x}{:08x}", random(), random());
-}
 
 std::string relayed(uint32_t hop, std::string frame) {
   return protocol::encode(protocol::AgentMessage{protocol::Relayed{hop, std::move(frame)}});
@@ -34,7 +29,7 @@ Result<std::unique_ptr<RelayChild>> RelayChild::start(const protocol::RelayOpen&
                            {open.names.begin() + 1, open.names.end()}, open.connect_timeout_s};
   std::unique_ptr<RelayChild> child(new RelayChild(poller, tokens, *binary, std::move(rest), heartbeat_ms,
                                                    heartbeat_timeout_ms, static_cast<int>(open.connect_timeout_s)));
-  std::string nonce = make_nonce();
+  std::string nonce = random_hex(16);
   transport::AgentTarget target{open.names[0], open.destinations[0],
                                 {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
                                  "--heartbeat-timeout-ms", std::to_string(heartbeat_timeout_ms)}};

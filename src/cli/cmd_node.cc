@@ -32,8 +32,7 @@ int run_port_check(const PortCheck& check) {
       fmt::print("in-use {}\n", listener.error().message);
       return 0;
     }
-    posix::Fd owned(*listener);
-    fmt::print("accepted {}\n", posix::accept_connections(owned.get(), check.expect, check.seconds * 1000));
+    fmt::print("accepted {}\n", posix::accept_connections(listener->get(), check.expect, check.seconds * 1000));
     return 0;
   }
   auto reached = posix::connect_tcp(check.connect_host, check.connect_port, check.seconds * 1000);

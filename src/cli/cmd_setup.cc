@@ -17,6 +17,7 @@
 #include "head/node_runs.h"
 #include "head/ssh_matrix.h"
 #include "posix/signals.h"
+#include "util/text.h"
 
 namespace muster::cli {
 namespace {
@@ -29,11 +30,11 @@ struct SetupFlags {
   bool fix_loopback = false;
 };
 
+// The non-empty lines of a node's output.
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
+  for (auto line : split_lines(text)) {
+    if (!line.empty()) lines.emplace_back(line);
   }
   return lines;
 }

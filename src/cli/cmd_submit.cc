@@ -9,7 +9,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "cli/exit_codes.h"
 #include "cli/job_follow.h"
@@ -19,6 +18,7 @@
 #include "doctor/command_runner.h"
 #include "gen/sbatch_script.h"
 #include "transport/transport.h"
+#include "util/random.h"
 #include "util/shell_quote.h"
 
 namespace muster::cli {
@@ -54,12 +54,6 @@ void add_submit_flags(CLI::App& app, SubmitFlags& flags, gen::GenOptions& option
   app.add_flag("--wait", flags.wait, "follow the job's output until it ends and exit with its exit code; "
                                      "Ctrl-C cancels the job");
   app.add_flag("--dry-run", flags.dry_run, "write the script and print it; submit nothing");
-}
-
-std::string make_job_id() {
-  std::random_device device;
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  return fmt::format("{:%Y%m%d-%H%M%S}-{:06x}", fmt::gmtime(now), device() & 0xFFFFFF);
 }
 
 // N nodes of `workers` slots: all the renderer needs (Slurm picks the hosts).
@@ -128,7 +122,7 @@ int run(const std::vector<std::string>& args) {
   options.slurm.extra_lines = *lines;
   options.command = command;
   options.command_line = "muster submit " + shell_join(args);
-  if (flags.job_id.empty()) flags.job_id = make_job_id();
+  if (flags.job_id.empty()) flags.job_id = new_job_id();
   std::string run_dir = std::filesystem::absolute(flags.run_dir.empty() ? "muster-runs/" + flags.job_id : flags.run_dir)
                             .lexically_normal()
                             .string();

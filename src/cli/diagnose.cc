@@ -1,7 +1,6 @@
 #include "cli/diagnose.h"
 
 #include <optional>
-#include <random>
 
 #include <fmt/core.h>
 
@@ -10,6 +9,7 @@
 #include "doctor/node_facts.h"
 #include "head/node_runs.h"
 #include "head/ssh_matrix.h"
+#include "util/random.h"
 
 namespace muster::cli {
 namespace {
@@ -71,8 +71,7 @@ void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, std
 // with identical contents from a share; this test can.
 void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& paths,
                         const std::vector<std::string>& names, std::vector<doctor::Finding>& findings) {
-  std::random_device random;
-  std::string token = fmt::format(".muster-doctor-{:08x}{:08x}", random(), random());
+  std::string token = ".muster-doctor-" + random_hex(16);
   const char* write = "for p; do [ -d \"$p\" ] && : >\"$p/$T\" 2>/dev/null && echo \"wrote $p\"; done; true";
   const char* read = "for p; do [ -e \"$p/$T\" ] && echo \"seen $p\"; done; true";
   const char* remove = "for p; do rm -f \"$p/$T\"; done";

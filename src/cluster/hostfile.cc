@@ -7,6 +7,7 @@
 #include "cluster/decimal.h"
 #include "cluster/host_name.h"
 #include "cluster/text_error.h"
+#include "util/text.h"
 
 namespace muster::cluster {
 namespace {
@@ -33,18 +34,6 @@ struct HostLine {
   int slots_column = 0;
   int max_slots_column = 0;
 };
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 // The line without its CR (CRLF files) and its comment.
 std::string_view strip_line(std::string_view line) {

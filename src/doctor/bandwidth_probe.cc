@@ -12,6 +12,7 @@
 #include "doctor/bandwidth.h"
 #include "posix/clock.h"
 #include "posix/socket.h"
+#include "posix/socket.h"
 #include "posix/tcp_stream.h"
 
 namespace muster::doctor {
@@ -125,7 +126,7 @@ Result<std::string> run_bandwidth_probe(const ProbeOptions& options) {
   int64_t deadline = posix::monotonic_ms() + options.timeout_ms;
   posix::Fd listener;
   if (options.listen_port > 0) {
-    auto listening = posix::listen_tcp_stream(options.listen_port);
+    auto listening = posix::listen_tcp(options.listen_port);
     if (!listening) return listening.error();
     listener = std::move(*listening);
   }

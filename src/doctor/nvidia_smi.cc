@@ -3,14 +3,10 @@
 #include <charconv>
 #include <cstdint>
 
+#include "util/text.h"
+
 namespace muster::doctor {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
-  return text;
-}
 
 bool not_available(std::string_view field) {
   return field.empty() || field == "[N/A]" || field == "N/A" || field == "[Not Supported]";

@@ -1,13 +1,9 @@
 #include "doctor/os_release.h"
 
+#include "util/text.h"
+
 namespace muster::doctor {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
-  return text;
-}
 
 std::string unquote(std::string_view value) {
   if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {

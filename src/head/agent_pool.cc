@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <csignal>
-#include <random>
 
 #include <fmt/core.h>
 
 #include "posix/clock.h"
 #include "posix/exit_status.h"
 #include "posix/signals.h"
+#include "util/random.h"
 
 namespace muster::head {
 namespace {
@@ -18,13 +18,6 @@ namespace {
 // (watch_fd) use kinds >= 16.
 enum Kind : uint64_t { kAgentOut = 1, kAgentErr = 2, kAgentIn = 3 };
 uint64_t token(Kind kind, size_t node) { return (static_cast<uint64_t>(kind) << 32) | node; }
-
-std::string random_hex(int digits) {
-  std::random_device device;
-  std::string text;
-  while (static_cast<int>(text.size()) < digits) text += fmt::format("{:08x}", device());
-  return text.substr(0, static_cast<size_t>(digits));
-}
 
 // Discards messages while connecting (only Hello arrives then, and the session keeps it).
 class IgnoreAll final : public PoolListener {

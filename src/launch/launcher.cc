@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <csignal>
 #include <memory>
-#include <random>
 
-#include <fmt/chrono.h>
 #include <fmt/core.h>
 
 #include "head/agent_pool.h"
@@ -28,6 +26,7 @@
 #include "posix/poller.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
+#include "util/random.h"
 
 namespace muster::launch {
 namespace {
@@ -37,12 +36,6 @@ constexpr int kShutdownWaitMs = 3000;                    // agents get this long
 constexpr uint64_t kTerminalToken = uint64_t{16} << 32;  // the terminal, watched in the pool's loop
 
 enum class Phase { picking_port, running, done };
-
-std::string make_job_id() {
-  std::random_device device;
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  return fmt::format("{:%Y%m%d-%H%M%S}-{:06x}", fmt::gmtime(now), device() & 0xFFFFFF);
-}
 
 // Per-node mode runs one process per node; for the gang and the logs that is a plan of one rank per node.
 cluster::RankPlan one_rank_per_node(const cluster::RankPlan& plan) {
@@ -117,7 +110,7 @@ class Launcher final : public head::PoolListener {
 Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool)
     : options_(options),
       pool_(pool),
-      job_id_(options.job_id.empty() ? make_job_id() : options.job_id),
+      job_id_(options.job_id.empty() ? new_job_id() : options.job_id),
       run_dir_(options.run_dir.empty() ? "muster-runs/" + job_id_ : options.run_dir),
       gang_plan_(options.per_node ? one_rank_per_node(options.plan) : options.plan),
       lost_(options.plan.nodes.size(), false) {

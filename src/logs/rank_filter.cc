@@ -3,15 +3,10 @@
 #include <charconv>
 #include <optional>
 
+#include "util/text.h"
+
 namespace muster::logs {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  size_t end = s.find_last_not_of(" \t");
-  return s.substr(begin, end - begin + 1);
-}
 
 std::optional<int> parse_rank(std::string_view text) {
   int value = 0;

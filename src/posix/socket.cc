@@ -40,6 +40,21 @@ Result<AddrinfoPtr> resolve_passive(const std::string& address) {
   return AddrinfoPtr(found);
 }
 
+// A TCP socket bound to 0.0.0.0:port with SO_REUSEADDR (as torch's TCPStore binds), or the bind's errno.
+Result<Fd> bind_any_ipv4(int port, int& bind_errno) {
+  bind_errno = 0;
+  Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
+  int one = 1;
+  ::setsockopt(sock.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) bind_errno = errno;
+  return sock;
+}
+
 int port_of(const sockaddr_storage& addr) {
   if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(addr).sin6_port);
   return ntohs(reinterpret_cast<const sockaddr_in&>(addr).sin_port);
@@ -67,17 +82,12 @@ Result<int> pick_free_tcp_port(const std::string& bind_address) {
 
 Result<bool> tcp_port_in_use(int port) {
   if (port < 1 || port > 65535) return make_error(ErrorKind::usage, "invalid TCP port {}", port);
-  Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
-  int one = 1;
-  ::setsockopt(sock.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0) return false;
-  if (errno == EADDRINUSE) return true;
-  return make_error(ErrorKind::io, "cannot probe TCP port {}: {}", port, std::strerror(errno));
+  int bind_errno = 0;
+  auto sock = bind_any_ipv4(port, bind_errno);
+  if (!sock) return sock.error();
+  if (bind_errno == 0) return false;
+  if (bind_errno == EADDRINUSE) return true;
+  return make_error(ErrorKind::io, "cannot probe TCP port {}: {}", port, std::strerror(bind_errno));
 }
 
 Result<std::string> hostname() {
@@ -88,21 +98,15 @@ Result<std::string> hostname() {
   return std::string(name);
 }
 
-Result<int> listen_tcp(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
-  int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 64) != 0) {
-    int error = errno;
-    ::close(fd);
-    return make_error(ErrorKind::io, "cannot listen on TCP port {}: {}", port, std::strerror(error));
+Result<Fd> listen_tcp(int port) {
+  int bind_errno = 0;
+  auto sock = bind_any_ipv4(port, bind_errno);
+  if (!sock) return sock.error();
+  if (bind_errno == 0 && ::listen(sock->get(), 64) != 0) bind_errno = errno;
+  if (bind_errno != 0) {
+    return make_error(ErrorKind::io, "cannot listen on TCP port {}: {}", port, std::strerror(bind_errno));
   }
-  return fd;
+  return sock;
 }
 
 int accept_connections(int listener, int count, int timeout_ms) {

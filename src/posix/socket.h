@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "posix/fd.h"
 #include "util/result.h"
 
 #include <netinet/in.h>
@@ -22,9 +23,9 @@ Result<bool> tcp_port_in_use(int port);
 // This machine's host name (gethostname).
 Result<std::string> hostname();
 
-// For doctor's master-port check. A listening IPv4 TCP socket on 0.0.0.0:port; fails (EADDRINUSE) when the
-// port is taken.
-Result<int> listen_tcp(int port);
+// A listening IPv4 TCP socket on 0.0.0.0:port (SO_REUSEADDR; port 0: the kernel picks one, see local_port in
+// tcp_stream.h); fails (EADDRINUSE) when the port is taken.
+Result<Fd> listen_tcp(int port);
 // Accepts (and closes) connections on `listener` until `count` arrived or `timeout_ms` passed; returns how many.
 int accept_connections(int listener, int count, int timeout_ms);
 // Connects to host:port, retrying refused connections, until it succeeds or `timeout_ms` passes.

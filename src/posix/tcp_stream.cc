@@ -42,21 +42,6 @@ int try_connect(const Fd& sock, const sockaddr_in& addr, int64_t deadline_ms) {
 
 }  // namespace
 
-Result<Fd> listen_tcp_stream(int port) {
-  Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
-  int one = 1;
-  ::setsockopt(sock.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (::bind(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(sock.get(), 64) != 0) {
-    return make_error(ErrorKind::io, "cannot listen on TCP port {}: {}", port, std::strerror(errno));
-  }
-  return sock;
-}
-
 Result<int> local_port(int fd) {
   sockaddr_in addr{};
   socklen_t length = sizeof(addr);

@@ -15,8 +15,7 @@
 
 namespace muster::posix {
 
-// Listens on 0.0.0.0:port (SO_REUSEADDR; port 0: the kernel picks one, see local_port).
-Result<Fd> listen_tcp_stream(int port);
+// (The listening socket is socket.h's listen_tcp.)
 // The port a bound socket got.
 Result<int> local_port(int fd);
 // One connection from `listener`, or a timeout error after `timeout_ms`.

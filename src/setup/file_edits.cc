@@ -3,20 +3,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include "util/text.h"
+
 namespace muster::setup {
 namespace {
-
-std::vector<std::string> split_lines(std::string_view text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string text;
@@ -82,7 +72,7 @@ std::string apply_hosts_block(std::string_view current, const std::vector<std::s
     bool trap = fix_loopback && fields.size() >= 2 && is_other_loopback(fields[0]) &&
                 std::find(fields.begin() + 1, fields.end(), own_name) != fields.end();
     if (!trap) {
-      result.push_back(line);
+      result.emplace_back(line);
     } else if (auto kept = without_name(fields, own_name); !kept.empty()) {
       result.push_back(kept);
     }

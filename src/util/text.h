@@ -1,0 +1,15 @@
+// Small pure text helpers shared across layers: whitespace trimming and line splitting. No I/O.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace muster {
+
+// `text` without leading and trailing blanks (space, tab, CR, LF).
+std::string_view trim(std::string_view text);
+
+// The lines of `text`, without their '\n'; a final '\n' does not make an empty last line. Views into `text`.
+std::vector<std::string_view> split_lines(std::string_view text);
+
+}  // namespace muster
