@@ -19,6 +19,16 @@ struct Gpu {
   int64_t memory_mib = 0;  // total
   std::string uuid;
   std::string driver;      // driver version, as nvidia-smi reports it ("550.54.15")
+
+  // The JSON keys, in one place for to_json and from_json.
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.index, "index");
+    visit(m.name, "name");
+    visit(m.memory_mib, "memory_mib");
+    visit(m.uuid, "uuid");
+    visit(m.driver, "driver");
+  }
 };
 
 struct PythonFacts {
@@ -30,6 +40,18 @@ struct PythonFacts {
   std::string torch_nccl;  // torch.cuda.nccl.version() joined with dots, empty when unavailable
   int torch_cuda_devices = -1;  // torch.cuda.device_count(), -1 when torch is missing
   std::string error;            // why the probe failed (interpreter missing, ...)
+
+  // The JSON keys, in one place for to_json and from_json.
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.path, "path");
+    visit(m.version, "version");
+    visit(m.packages, "packages");
+    visit(m.torch_cuda, "torch_cuda");
+    visit(m.torch_nccl, "torch_nccl");
+    visit(m.torch_cuda_devices, "torch_cuda_devices");
+    visit(m.error, "error");
+  }
 };
 
 struct Interface {
@@ -40,6 +62,18 @@ struct Interface {
   bool loopback = false;
   int64_t speed_mbps = -1;  // /sys/class/net/<if>/speed; -1 unknown (virtual links)
   bool physical = false;    // /sys/class/net/<if>/device exists: a NIC, not a veth, bridge or tunnel
+
+  // The JSON keys, in one place for to_json and from_json.
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.name, "name");
+    visit(m.address, "address");
+    visit(m.family, "family");
+    visit(m.up, "up");
+    visit(m.loopback, "loopback");
+    visit(m.speed_mbps, "speed_mbps");
+    visit(m.physical, "physical");
+  }
 };
 
 struct PathFacts {
@@ -50,6 +84,18 @@ struct PathFacts {
   int64_t files = 0;        // regular files under it (bounded walk)
   std::string content_hash;  // XXH3 over sorted (relative path, size, content) of regular files; empty if too big
   std::map<std::string, std::string> file_hashes;  // relative path -> hash, for naming differing files (bounded)
+
+  // The JSON keys, in one place for to_json and from_json.
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.path, "path");
+    visit(m.exists, "exists");
+    visit(m.fs_type, "fs_type");
+    visit(m.free_bytes, "free_bytes");
+    visit(m.files, "files");
+    visit(m.content_hash, "content_hash");
+    visit(m.file_hashes, "file_hashes");
+  }
 };
 
 struct NodeFacts {
@@ -71,6 +117,31 @@ struct NodeFacts {
   int64_t clock_unix_ms = 0;            // wall clock when gathered
   std::map<std::string, std::vector<std::string>> resolves;  // node name -> addresses this node resolves it to
   std::vector<PathFacts> paths;
+
+  // The JSON keys, in one place for to_json and from_json.
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.hostname, "hostname");
+    visit(m.os_id, "os_id");
+    visit(m.os_version, "os_version");
+    visit(m.os_pretty, "os_pretty");
+    visit(m.kernel, "kernel");
+    visit(m.cpus, "cpus");
+    visit(m.memory_bytes, "memory_bytes");
+    visit(m.gpus, "gpus");
+    visit(m.cuda_driver_version, "cuda_driver_version");
+    visit(m.nvidia_smi_error, "nvidia_smi_error");
+    visit(m.has_nvidia_smi, "has_nvidia_smi");
+    visit(m.nvcc_version, "nvcc_version");
+    visit(m.python, "python");
+    visit(m.interfaces, "interfaces");
+    visit(m.infiniband, "infiniband");
+    visit(m.shm_bytes, "shm_bytes");
+    visit(m.memlock_bytes, "memlock_bytes");
+    visit(m.clock_unix_ms, "clock_unix_ms");
+    visit(m.resolves, "resolves");
+    visit(m.paths, "paths");
+  }
 };
 
 // JSON with the field names as keys. from_json tolerates missing keys and nulls (the field keeps its default);

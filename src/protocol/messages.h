@@ -1,5 +1,10 @@
 // The messages of the agent protocol (docs/agent-protocol.md, section 4), as plain structs.
 // A Message is the closed set of them; encode/decode live in codec.h. Nothing here does I/O.
+//
+// Each message describes itself once: its wire type (kType), its name for diagnostics (kName), and its fields in
+// wire order (`fields(message, visit)`), which the codec runs both to encode and to decode, so the two can never
+// disagree. A visit is `visit(field, "name")`, `visit(enum_field, "name", Range{min, max})` for an enumerated u8,
+// and `visit.check(condition, "why")` for a rule across fields that a decoded message must satisfy.
 #pragma once
 
 #include <cstdint>
@@ -13,172 +18,6 @@ inline constexpr uint32_t kProtocolVersion = 1;
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // length field upper bound
 inline constexpr uint32_t kMaxOutputChunk = 64u << 10;  // agent splits worker output above this
 inline constexpr uint32_t kAllWorkers = 0xFFFFFFFFu;
-
-// --- agent -> head
-struct Hello {
-  uint32_t protocol = kProtocolVersion;
-  std::string version;
-  std::string hostname;
-  uint32_t pid = 0;
-  std::vector<std::string> capabilities;
-  std::string ssh_addr;
-  std::vector<std::string> addresses;
-  bool operator==(const Hello&) const = default;
-};
-struct WorkerStarted {
-  uint32_t worker = 0;
-  uint32_t pid = 0;
-  bool operator==(const WorkerStarted&) const = default;
-};
-enum class Stream : uint8_t { out = 1, err = 2 };
-struct Output {
-  uint32_t worker = 0;
-  Stream stream = Stream::out;
-  std::string bytes;
-  bool operator==(const Output&) const = default;
-};
-enum class ExitHow : uint8_t { exited = 0, signaled = 1, failed_to_start = 2 };
-struct WorkerExited {
-  uint32_t worker = 0;
-  ExitHow how = ExitHow::exited;
-  int32_t code = 0;
-  std::string detail;
-  bool operator==(const WorkerExited&) const = default;
-};
-struct Heartbeat {  // both directions; the type byte says which
-  uint64_t seq = 0;
-  int64_t unix_ms = 0;
-  bool operator==(const Heartbeat&) const = default;
-};
-struct PortReply {
-  uint32_t request = 0;
-  uint32_t port = 0;
-  std::string error;
-  bool operator==(const PortReply&) const = default;
-};
-struct AgentError {
-  std::string message;
-  bool operator==(const AgentError&) const = default;
-};
-// Sync (section 6). `entries` fields hold a manifest's wire form (sync/manifest.h), opaque to this layer.
-struct SyncManifest {  // one part of the destination's manifest; the last part has `last` set
-  uint32_t session = 0;
-  bool last = false;
-  std::string entries;
-  std::string error;  // non-empty: the destination could not be scanned (then `last` is set)
-  bool operator==(const SyncManifest&) const = default;
-};
-enum class SyncAckState : uint8_t { progress = 0, done = 1, failed = 2 };
-struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
-  uint32_t session = 0;
-  uint32_t file = 0;
-  SyncAckState state = SyncAckState::progress;
-  uint64_t bytes = 0;
-  std::string error;
-  bool operator==(const SyncAck&) const = default;
-};
-struct Relayed {  // a frame from the node `hop` places down this agent's relay chain (section 9)
-  uint32_t hop = 0;
-  std::string frame;
-  bool operator==(const Relayed&) const = default;
-};
-enum class SyncStep : uint8_t { prepare = 1, commit = 2 };
-struct SyncStepDone {
-  uint32_t session = 0;
-  SyncStep step = SyncStep::prepare;
-  std::string error;  // empty: every operation of the step was applied
-  bool operator==(const SyncStepDone&) const = default;
-};
-
-// --- head -> agent
-struct SpawnWorker {
-  uint32_t worker = 0;
-  std::vector<std::string> argv;
-  std::vector<std::string> env;
-  std::string cwd;
-  bool operator==(const SpawnWorker&) const = default;
-};
-struct Signal {
-  uint32_t worker = kAllWorkers;
-  int32_t signal = 0;
-  bool operator==(const Signal&) const = default;
-};
-struct Terminate {
-  uint32_t grace_ms = 0;
-  bool operator==(const Terminate&) const = default;
-};
-struct Ping {
-  uint64_t seq = 0;
-  bool operator==(const Ping&) const = default;
-};
-struct PickPort {
-  uint32_t request = 0;
-  bool operator==(const PickPort&) const = default;
-};
-struct Shutdown {
-  bool operator==(const Shutdown&) const = default;
-};
-struct HeadHeartbeat {
-  uint64_t seq = 0;
-  int64_t unix_ms = 0;
-  bool operator==(const HeadHeartbeat&) const = default;
-};
-struct RelayOpen {  // start a chain: this agent starts an agent on destinations[0], which gets the rest
-  std::vector<std::string> destinations;
-  std::vector<std::string> names;  // for messages, one per destination
-  uint32_t connect_timeout_s = 10;
-  bool operator==(const RelayOpen&) const = default;
-};
-struct Relay {  // deliver `frame` to every hop whose bit is set in `hops` (bit 0 of byte 0 = this agent)
-  std::string hops;
-  std::string frame;
-  bool operator==(const Relay&) const = default;
-};
-inline constexpr uint8_t kSyncDryRun = 1;  // SyncOpen flag: scan only, change nothing on the node
-struct SyncOpen {
-  uint32_t session = 0;
-  std::string root;                 // absolute destination directory
-  std::vector<std::string> rules;   // exclude rules (sync/exclude.h serialize())
-  uint8_t flags = 0;
-  bool operator==(const SyncOpen&) const = default;
-};
-struct SyncPrepare {  // before any file: deletions (children first), then directories to make
-  uint32_t session = 0;
-  std::vector<std::string> remove;
-  std::string make_dirs;  // entries
-  bool operator==(const SyncPrepare&) const = default;
-};
-struct SyncFile {  // a file's content follows in SyncData frames, in order
-  uint32_t session = 0;
-  uint32_t file = 0;
-  std::string path;
-  uint64_t size = 0;
-  uint32_t mode = 0;
-  int64_t mtime_ns = 0;
-  uint64_t hash = 0;
-  bool operator==(const SyncFile&) const = default;
-};
-enum class SyncCodec : uint8_t { raw = 0, zstd = 1 };
-struct SyncData {
-  uint32_t session = 0;
-  uint32_t file = 0;
-  SyncCodec codec = SyncCodec::raw;
-  uint32_t raw_size = 0;  // bytes after decompression
-  std::string bytes;
-  bool operator==(const SyncData&) const = default;
-};
-struct SyncCommit {  // after every file: symlinks, metadata of unchanged files, then directories' metadata
-  uint32_t session = 0;
-  std::string links;     // entries
-  std::string touch;     // entries
-  std::string dir_meta;  // entries
-  bool operator==(const SyncCommit&) const = default;
-};
-
-using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
-                                  SyncManifest, SyncAck, SyncStepDone, Relayed>;
-using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
-                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay>;
 
 // Wire type bytes (section 4).
 enum class Type : uint8_t {
@@ -208,5 +47,377 @@ enum class Type : uint8_t {
   relay_open = 76,
   relay = 77,
 };
+
+// The range of valid wire values of an enumerated field (u8 on the wire).
+struct Range {
+  uint8_t min, max;
+};
+
+// --- agent -> head
+struct Hello {
+  static constexpr Type kType = Type::hello;
+  static constexpr const char* kName = "Hello";
+  uint32_t protocol = kProtocolVersion;
+  std::string version;
+  std::string hostname;
+  uint32_t pid = 0;
+  std::vector<std::string> capabilities;
+  std::string ssh_addr;
+  std::vector<std::string> addresses;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.protocol, "protocol");
+    visit(m.version, "version");
+    visit(m.hostname, "hostname");
+    visit(m.pid, "pid");
+    visit(m.capabilities, "capabilities");
+    visit(m.ssh_addr, "ssh_addr");
+    visit(m.addresses, "addresses");
+  }
+  bool operator==(const Hello&) const = default;
+};
+struct WorkerStarted {
+  static constexpr Type kType = Type::worker_started;
+  static constexpr const char* kName = "WorkerStarted";
+  uint32_t worker = 0;
+  uint32_t pid = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+    visit(m.pid, "pid");
+  }
+  bool operator==(const WorkerStarted&) const = default;
+};
+enum class Stream : uint8_t { out = 1, err = 2 };
+struct Output {
+  static constexpr Type kType = Type::output;
+  static constexpr const char* kName = "Output";
+  uint32_t worker = 0;
+  Stream stream = Stream::out;
+  std::string bytes;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+    visit(m.stream, "stream", Range{1, 2});
+    visit(m.bytes, "bytes");
+  }
+  bool operator==(const Output&) const = default;
+};
+enum class ExitHow : uint8_t { exited = 0, signaled = 1, failed_to_start = 2 };
+struct WorkerExited {
+  static constexpr Type kType = Type::worker_exited;
+  static constexpr const char* kName = "WorkerExited";
+  uint32_t worker = 0;
+  ExitHow how = ExitHow::exited;
+  int32_t code = 0;
+  std::string detail;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+    visit(m.how, "how", Range{0, 2});
+    visit(m.code, "code");
+    visit(m.detail, "detail");
+  }
+  bool operator==(const WorkerExited&) const = default;
+};
+struct Heartbeat {  // both directions; the type byte says which
+  static constexpr Type kType = Type::heartbeat;
+  static constexpr const char* kName = "Heartbeat";
+  uint64_t seq = 0;
+  int64_t unix_ms = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.seq, "seq");
+    visit(m.unix_ms, "unix_ms");
+  }
+  bool operator==(const Heartbeat&) const = default;
+};
+struct PortReply {
+  static constexpr Type kType = Type::port_reply;
+  static constexpr const char* kName = "PortReply";
+  uint32_t request = 0;
+  uint32_t port = 0;
+  std::string error;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.request, "request");
+    visit(m.port, "port");
+    visit(m.error, "error");
+  }
+  bool operator==(const PortReply&) const = default;
+};
+struct AgentError {
+  static constexpr Type kType = Type::agent_error;
+  static constexpr const char* kName = "AgentError";
+  std::string message;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.message, "message");
+  }
+  bool operator==(const AgentError&) const = default;
+};
+// Sync (section 6). `entries` fields hold a manifest's wire form (sync/manifest.h), opaque to this layer.
+struct SyncManifest {  // one part of the destination's manifest; the last part has `last` set
+  static constexpr Type kType = Type::sync_manifest;
+  static constexpr const char* kName = "SyncManifest";
+  uint32_t session = 0;
+  bool last = false;
+  std::string entries;
+  std::string error;  // non-empty: the destination could not be scanned (then `last` is set)
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.last, "last");
+    visit(m.entries, "entries");
+    visit(m.error, "error");
+  }
+  bool operator==(const SyncManifest&) const = default;
+};
+enum class SyncAckState : uint8_t { progress = 0, done = 1, failed = 2 };
+struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
+  static constexpr Type kType = Type::sync_ack;
+  static constexpr const char* kName = "SyncAck";
+  uint32_t session = 0;
+  uint32_t file = 0;
+  SyncAckState state = SyncAckState::progress;
+  uint64_t bytes = 0;
+  std::string error;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.file, "file");
+    visit(m.state, "state", Range{0, 2});
+    visit(m.bytes, "bytes");
+    visit(m.error, "error");
+  }
+  bool operator==(const SyncAck&) const = default;
+};
+struct Relayed {  // a frame from the node `hop` places down this agent's relay chain (section 9)
+  static constexpr Type kType = Type::relayed;
+  static constexpr const char* kName = "Relayed";
+  uint32_t hop = 0;
+  std::string frame;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.hop, "hop");
+    visit(m.frame, "frame");
+  }
+  bool operator==(const Relayed&) const = default;
+};
+enum class SyncStep : uint8_t { prepare = 1, commit = 2 };
+struct SyncStepDone {
+  static constexpr Type kType = Type::sync_step_done;
+  static constexpr const char* kName = "SyncStepDone";
+  uint32_t session = 0;
+  SyncStep step = SyncStep::prepare;
+  std::string error;  // empty: every operation of the step was applied
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.step, "step", Range{1, 2});
+    visit(m.error, "error");
+  }
+  bool operator==(const SyncStepDone&) const = default;
+};
+
+// --- head -> agent
+struct SpawnWorker {
+  static constexpr Type kType = Type::spawn_worker;
+  static constexpr const char* kName = "SpawnWorker";
+  uint32_t worker = 0;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+    visit(m.argv, "argv");
+    visit(m.env, "env");
+    visit(m.cwd, "cwd");
+  }
+  bool operator==(const SpawnWorker&) const = default;
+};
+struct Signal {
+  static constexpr Type kType = Type::signal;
+  static constexpr const char* kName = "Signal";
+  uint32_t worker = kAllWorkers;
+  int32_t signal = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+    visit(m.signal, "signal");
+  }
+  bool operator==(const Signal&) const = default;
+};
+struct Terminate {
+  static constexpr Type kType = Type::terminate;
+  static constexpr const char* kName = "Terminate";
+  uint32_t grace_ms = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.grace_ms, "grace_ms");
+  }
+  bool operator==(const Terminate&) const = default;
+};
+struct Ping {
+  static constexpr Type kType = Type::ping;
+  static constexpr const char* kName = "Ping";
+  uint64_t seq = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.seq, "seq");
+  }
+  bool operator==(const Ping&) const = default;
+};
+struct PickPort {
+  static constexpr Type kType = Type::pick_port;
+  static constexpr const char* kName = "PickPort";
+  uint32_t request = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.request, "request");
+  }
+  bool operator==(const PickPort&) const = default;
+};
+struct Shutdown {
+  static constexpr Type kType = Type::shutdown;
+  static constexpr const char* kName = "Shutdown";
+  template <typename Self, typename Visit>
+  static void fields(Self&, Visit&) {}
+  bool operator==(const Shutdown&) const = default;
+};
+struct HeadHeartbeat {
+  static constexpr Type kType = Type::head_heartbeat;
+  static constexpr const char* kName = "HeadHeartbeat";
+  uint64_t seq = 0;
+  int64_t unix_ms = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.seq, "seq");
+    visit(m.unix_ms, "unix_ms");
+  }
+  bool operator==(const HeadHeartbeat&) const = default;
+};
+struct RelayOpen {  // start a chain: this agent starts an agent on destinations[0], which gets the rest
+  static constexpr Type kType = Type::relay_open;
+  static constexpr const char* kName = "RelayOpen";
+  std::vector<std::string> destinations;
+  std::vector<std::string> names;  // for messages, one per destination
+  uint32_t connect_timeout_s = 10;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.destinations, "destinations");
+    visit(m.names, "names");
+    visit(m.connect_timeout_s, "connect_timeout_s");
+    visit.check(m.names.size() == m.destinations.size(), "names and destinations differ in number");
+  }
+  bool operator==(const RelayOpen&) const = default;
+};
+struct Relay {  // deliver `frame` to every hop whose bit is set in `hops` (bit 0 of byte 0 = this agent)
+  static constexpr Type kType = Type::relay;
+  static constexpr const char* kName = "Relay";
+  std::string hops;
+  std::string frame;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.hops, "hops");
+    visit(m.frame, "frame");
+  }
+  bool operator==(const Relay&) const = default;
+};
+inline constexpr uint8_t kSyncDryRun = 1;  // SyncOpen flag: scan only, change nothing on the node
+struct SyncOpen {
+  static constexpr Type kType = Type::sync_open;
+  static constexpr const char* kName = "SyncOpen";
+  uint32_t session = 0;
+  std::string root;                 // absolute destination directory
+  std::vector<std::string> rules;   // exclude rules (sync/exclude.h serialize())
+  uint8_t flags = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.root, "root");
+    visit(m.rules, "rules");
+    visit(m.flags, "flags");
+  }
+  bool operator==(const SyncOpen&) const = default;
+};
+struct SyncPrepare {  // before any file: deletions (children first), then directories to make
+  static constexpr Type kType = Type::sync_prepare;
+  static constexpr const char* kName = "SyncPrepare";
+  uint32_t session = 0;
+  std::vector<std::string> remove;
+  std::string make_dirs;  // entries
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.remove, "remove");
+    visit(m.make_dirs, "make_dirs");
+  }
+  bool operator==(const SyncPrepare&) const = default;
+};
+struct SyncFile {  // a file's content follows in SyncData frames, in order
+  static constexpr Type kType = Type::sync_file;
+  static constexpr const char* kName = "SyncFile";
+  uint32_t session = 0;
+  uint32_t file = 0;
+  std::string path;
+  uint64_t size = 0;
+  uint32_t mode = 0;
+  int64_t mtime_ns = 0;
+  uint64_t hash = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.file, "file");
+    visit(m.path, "path");
+    visit(m.size, "size");
+    visit(m.mode, "mode");
+    visit(m.mtime_ns, "mtime_ns");
+    visit(m.hash, "hash");
+  }
+  bool operator==(const SyncFile&) const = default;
+};
+enum class SyncCodec : uint8_t { raw = 0, zstd = 1 };
+struct SyncData {
+  static constexpr Type kType = Type::sync_data;
+  static constexpr const char* kName = "SyncData";
+  uint32_t session = 0;
+  uint32_t file = 0;
+  SyncCodec codec = SyncCodec::raw;
+  uint32_t raw_size = 0;  // bytes after decompression
+  std::string bytes;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.file, "file");
+    visit(m.codec, "codec", Range{0, 1});
+    visit(m.raw_size, "raw_size");
+    visit(m.bytes, "bytes");
+  }
+  bool operator==(const SyncData&) const = default;
+};
+struct SyncCommit {  // after every file: symlinks, metadata of unchanged files, then directories' metadata
+  static constexpr Type kType = Type::sync_commit;
+  static constexpr const char* kName = "SyncCommit";
+  uint32_t session = 0;
+  std::string links;     // entries
+  std::string touch;     // entries
+  std::string dir_meta;  // entries
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.links, "links");
+    visit(m.touch, "touch");
+    visit(m.dir_meta, "dir_meta");
+  }
+  bool operator==(const SyncCommit&) const = default;
+};
+
+using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
+                                  SyncManifest, SyncAck, SyncStepDone, Relayed>;
+using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
+                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay>;
+
 
 }  // namespace muster::protocol
