@@ -1,24 +1,19 @@
 #include "head/sync_push.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <unordered_set>
 
 #include <fmt/core.h>
-#include <zstd.h>
 
 #include "posix/clock.h"
-#include "posix/fd.h"
+#include "posix/file.h"
 #include "protocol/codec.h"
 #include "protocol/hops.h"
 #include "sync/flow_window.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
+#include "sync/zstd_codec.h"
 
 namespace muster::head {
 namespace {
@@ -97,10 +92,9 @@ class Pusher final : public PoolListener {
   SyncReport report_;
   int64_t transfer_start_ms_ = 0;
   int64_t last_progress_ms_ = 0;
-  ZSTD_CCtx* zstd_ = ZSTD_createCCtx();
+  sync::ZstdCompressor zstd_;
 
  public:
-  ~Pusher() override { ZSTD_freeCCtx(zstd_); }
 };
 
 void Pusher::fail_node(size_t node, const std::string& why) {
@@ -280,9 +274,9 @@ void Pusher::send_to(const std::vector<size_t>& targets, uint32_t id, const std:
 
 Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets) {
   std::string path = request_.source + "/" + entry.path;
-  posix::Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  auto fd = posix::open_read(path, true);
   std::string read_error;
-  if (!fd.valid()) read_error = std::strerror(errno);
+  if (!fd) read_error = fd.error().message;
   send_to(targets, id, encode(HeadMessage{SyncFile{kSession, id, entry.path, entry.size, entry.mode, entry.mtime_ns,
                                                    entry.hash}}),
           0);
@@ -302,12 +296,10 @@ Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std:
     }
     size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, entry.size - offset));
     size_t got = 0;
-    while (got < want && read_error.empty()) {
-      ssize_t n = ::read(fd.get(), chunk.data() + got, want - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) read_error = std::strerror(errno);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
+    if (read_error.empty()) {
+      auto read = posix::read_full(fd->get(), std::span<char>(chunk.data(), want));
+      if (read) got = *read;
+      else read_error = read.error().message;
     }
     // A file that shrank or cannot be read is padded: the nodes' hash check then refuses it, so nothing torn
     // is ever renamed into place, and the report says why.
@@ -316,11 +308,9 @@ Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std:
     std::string_view raw(chunk.data(), want);
     SyncData data{kSession, id, SyncCodec::raw, static_cast<uint32_t>(want), {}};
     if (try_compress && want >= kMinCompressible) {
-      packed.resize(ZSTD_compressBound(want));
-      size_t size = ZSTD_compressCCtx(zstd_, packed.data(), packed.size(), raw.data(), raw.size(), 1);
-      if (!ZSTD_isError(size) && size < want - want / 10) {
+      if (zstd_.compress_if_smaller(raw, packed)) {
         data.codec = SyncCodec::zstd;
-        data.bytes.assign(packed.data(), size);
+        data.bytes = packed;
       } else {
         try_compress = false;  // incompressible content (weights, archives): stop trying for this file
       }

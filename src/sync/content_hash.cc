@@ -14,11 +14,8 @@ void ContentHasher::update(std::string_view bytes) {
 
 uint64_t ContentHasher::digest() const { return XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_)); }
 
-int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
-
-FileIdentity identity_of(const struct stat& st) {
-  return FileIdentity{static_cast<uint64_t>(st.st_size), nanoseconds(st.st_mtim), nanoseconds(st.st_ctim),
-                      static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev)};
+FileIdentity identity_of(const posix::FileStat& st) {
+  return FileIdentity{st.size, st.mtime_ns, st.ctime_ns, st.inode, st.device};
 }
 
 }  // namespace muster::sync

@@ -2,11 +2,10 @@
 // keys on. Shared by the source scan and the node's receiver so both hash exactly alike.
 #pragma once
 
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <string_view>
 
+#include "posix/dir.h"
 #include "sync/hash_cache.h"
 
 namespace muster::sync {
@@ -25,7 +24,6 @@ class ContentHasher {
   void* state_;  // XXH3_state_t (xxhash.h is compiled into one file only)
 };
 
-int64_t nanoseconds(const struct timespec& t);
-FileIdentity identity_of(const struct stat& st);
+FileIdentity identity_of(const posix::FileStat& st);
 
 }  // namespace muster::sync

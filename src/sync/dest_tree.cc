@@ -1,41 +1,44 @@
 #include "sync/dest_tree.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
-#include <cstring>
 
+#include "posix/file.h"
 #include "sync/manifest.h"
 
 namespace muster::sync {
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+Error io_error(const std::string& root, std::string_view path, const char* what, const Error& error) {
+  return make_error(ErrorKind::io, "cannot {} {}: {}", what, dest_display(root, path), error.message);
+}
 
-Error io_error(const std::string& root, std::string_view path, const char* what, int error) {
-  return make_error(ErrorKind::io, "cannot {} {}: {}", what, dest_display(root, path), std::strerror(error));
+Error in_the_way(const std::string& root, std::string_view path) {
+  return make_error(ErrorKind::io, "{} is not a directory (a file or symbolic link is in the way)",
+                    dest_display(root, path));
+}
+
+// Opens directory `name` inside `parent` as `how` says, first making it (mode 0755) when it is missing and
+// `create`; errors name `shown` below `root`.
+Result<posix::Dir> open_or_make(const posix::Dir& parent, const std::string& name, posix::DirOpen how, bool create,
+                                const std::string& root, std::string_view shown) {
+  auto dir = parent.open_dir(name, how);
+  if (!dir && dir.error().sys == ENOENT && create) {
+    if (auto made = parent.make_dir(name, 0755); !made && made.error().sys != EEXIST) {
+      return io_error(root, shown, "create directory", made.error());
+    }
+    dir = parent.open_dir(name, how);
+  }
+  return dir;
 }
 
 // Opens (and, when asked, creates) directory `name` inside `parent`; refuses symlinks and non-directories.
-Result<posix::Fd> open_dir_at(int parent, const std::string& name, bool create, const std::string& root,
-                              std::string_view shown) {
-  int fd = ::openat(parent, name.c_str(), kDirFlags);
-  if (fd < 0 && errno == ENOENT && create) {
-    if (::mkdirat(parent, name.c_str(), 0755) != 0 && errno != EEXIST) {
-      return io_error(root, shown, "create directory", errno);
-    }
-    fd = ::openat(parent, name.c_str(), kDirFlags);
-  }
-  if (fd < 0) {
-    if (errno == ELOOP || errno == ENOTDIR) {
-      return make_error(ErrorKind::io, "{} is not a directory (a file or symbolic link is in the way)",
-                        dest_display(root, shown));
-    }
-    return io_error(root, shown, "open directory", errno);
-  }
-  return posix::Fd(fd);
+Result<posix::Dir> open_dir_at(const posix::Dir& parent, const std::string& name, bool create,
+                               const std::string& root, std::string_view shown) {
+  auto dir = open_or_make(parent, name, {}, create, root, shown);
+  if (dir) return dir;
+  if (dir.error().sys == ELOOP || dir.error().sys == ENOTDIR) return in_the_way(root, shown);
+  if (dir.error().sys == 0) return dir.error();  // already worded by open_or_make
+  return io_error(root, shown, "open directory", dir.error());
 }
 
 }  // namespace
@@ -49,8 +52,9 @@ Result<DestTree> DestTree::open(const std::string& root, bool create) {
   if (root.empty() || root[0] != '/') return make_error(ErrorKind::usage, "destination '{}' is not absolute", root);
   // The root itself may be (or lie under) a symlink the user chose: resolve it normally, creating it if asked.
   // Its ancestors are opened O_PATH: a non-root user may only have search permission on them (a 0711 home).
-  constexpr int kWalkFlags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  posix::Fd fd(::open("/", kWalkFlags));
+  constexpr posix::DirOpen kWalk{.search_only = true, .follow = true};
+  auto dir = posix::Dir::open("/", kWalk);
+  if (!dir) return io_error("/", "", "open directory", dir.error());
   std::string walked;
   size_t start = 1;
   while (start <= root.size()) {
@@ -60,19 +64,13 @@ Result<DestTree> DestTree::open(const std::string& root, bool create) {
     start = end + 1;
     if (part.empty() || part == ".") continue;
     walked += "/" + part;
-    int next = ::openat(fd.get(), part.c_str(), kWalkFlags);
-    if (next < 0 && errno == ENOENT && create) {
-      if (::mkdirat(fd.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
-        return io_error(walked, "", "create directory", errno);
-      }
-      next = ::openat(fd.get(), part.c_str(), kWalkFlags);
-    }
-    if (next < 0) return io_error(walked, "", "open directory", errno);
-    fd.reset(next);
+    auto next = open_or_make(*dir, part, kWalk, create, walked, "");
+    if (!next) return next.error().sys == 0 ? next.error() : io_error(walked, "", "open directory", next.error());
+    dir = std::move(next);
   }
-  posix::Fd opened(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!opened.valid()) return io_error(root, "", "open directory", errno);
-  return DestTree(root, std::move(opened));
+  auto opened = dir->reopen();
+  if (!opened) return io_error(root, "", "open directory", opened.error());
+  return DestTree(root, std::move(*opened));
 }
 
 Result<ParentDir> DestTree::parent_of(std::string_view path, bool create_missing) const {
@@ -81,82 +79,64 @@ Result<ParentDir> DestTree::parent_of(std::string_view path, bool create_missing
   }
   size_t slash = path.rfind('/');
   std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
-  posix::Fd dir(::dup(root_fd_.get()));
-  if (!dir.valid()) return io_error(root_, "", "duplicate descriptor of", errno);
+  auto dir = root_.duplicate();
+  if (!dir) return io_error(path_, "", "duplicate descriptor of", dir.error());
   if (slash != std::string_view::npos) {
     size_t start = 0;
     while (start < slash) {
       size_t end = path.find('/', start);
-      auto next = open_dir_at(dir.get(), std::string(path.substr(start, end - start)), create_missing, root_,
+      auto next = open_dir_at(*dir, std::string(path.substr(start, end - start)), create_missing, path_,
                               path.substr(0, end));
       if (!next) return next.error();
-      dir = std::move(*next);
+      dir = std::move(next);
       start = end + 1;
     }
   }
-  return ParentDir{std::move(dir), std::move(name)};
+  return ParentDir{std::move(*dir), std::move(name)};
 }
 
 Result<bool> DestTree::remove(std::string_view path) const {
   auto parent = parent_of(path, false);
   if (!parent) {
     // A missing parent means the path is gone already.
-    struct stat st;
-    if (::fstatat(root_fd_.get(), std::string(path).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
-      return true;
-    }
+    auto missing = root_.stat(std::string(path));
+    if (missing && !*missing) return true;
     return parent.error();
   }
-  struct stat st;
-  if (::fstatat(parent->dir.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return true;
-    return io_error(root_, path, "inspect", errno);
-  }
-  int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
-  if (::unlinkat(parent->dir.get(), parent->name.c_str(), flags) != 0) {
-    if (errno == ENOENT) return true;
-    if (errno == ENOTEMPTY || errno == EEXIST) return false;
-    return io_error(root_, path, "remove", errno);
-  }
-  return true;
+  auto st = parent->dir.stat(parent->name);
+  if (!st) return io_error(path_, path, "inspect", st.error());
+  if (!*st) return true;
+  auto removed = parent->dir.remove(parent->name, (*st)->is_dir());
+  if (removed) return true;
+  int code = removed.error().sys;
+  if (code == ENOENT) return true;
+  if (code == ENOTEMPTY || code == EEXIST) return false;
+  return io_error(path_, path, "remove", removed.error());
 }
 
 Result<void> DestTree::make_dir(std::string_view path) const {
   auto parent = parent_of(path, true);
   if (!parent) return parent.error();
-  if (::mkdirat(parent->dir.get(), parent->name.c_str(), 0755) != 0 && errno != EEXIST) {
-    return io_error(root_, path, "create directory", errno);
+  if (auto made = parent->dir.make_dir(parent->name, 0755); !made && made.error().sys != EEXIST) {
+    return io_error(path_, path, "create directory", made.error());
   }
-  struct stat st;
-  if (::fstatat(parent->dir.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
-    return make_error(ErrorKind::io, "{} is not a directory (a file or symbolic link is in the way)",
-                      dest_display(root_, path));
-  }
+  auto st = parent->dir.stat(parent->name);
+  if (!st || !*st || !(*st)->is_dir()) return in_the_way(path_, path);
   return {};
 }
 
 Result<void> DestTree::set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const {
   auto parent = parent_of(path, false);
   if (!parent) return parent.error();
-  struct stat st;
-  if (::fstatat(parent->dir.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return io_error(root_, path, "inspect", errno);
+  auto st = parent->dir.stat(parent->name);
+  if (!st) return io_error(path_, path, "inspect", st.error());
+  if (!*st) return io_error(path_, path, "inspect", Error{ErrorKind::io, "No such file or directory", ENOENT});
+  if ((*st)->is_link()) return make_error(ErrorKind::io, "{} is a symbolic link", dest_display(path_, path));
+  if ((*st)->mode != mode) {
+    if (auto set = parent->dir.chmod(parent->name, mode); !set) return io_error(path_, path, "set the mode of", set.error());
   }
-  if (S_ISLNK(st.st_mode)) return make_error(ErrorKind::io, "{} is a symbolic link", dest_display(root_, path));
-  if ((st.st_mode & 07777) != mode && ::fchmodat(parent->dir.get(), parent->name.c_str(), mode, 0) != 0) {
-    return io_error(root_, path, "set the mode of", errno);
-  }
-  struct timespec times[2];
-  times[0].tv_sec = 0;
-  times[0].tv_nsec = UTIME_OMIT;
-  times[1].tv_sec = mtime_ns / 1'000'000'000;
-  times[1].tv_nsec = mtime_ns % 1'000'000'000;
-  if (times[1].tv_nsec < 0) {
-    times[1].tv_nsec += 1'000'000'000;
-    times[1].tv_sec -= 1;
-  }
-  if (::utimensat(parent->dir.get(), parent->name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
-    return io_error(root_, path, "set the time of", errno);
+  if (auto set = parent->dir.set_mtime(parent->name, mtime_ns); !set) {
+    return io_error(path_, path, "set the time of", set.error());
   }
   return {};
 }
@@ -164,30 +144,30 @@ Result<void> DestTree::set_meta(std::string_view path, uint32_t mode, int64_t mt
 std::optional<std::pair<std::string, uint32_t>> DestTree::unlock_parent_of(std::string_view path) const {
   size_t slash = path.rfind('/');
   std::string dir(slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
-  posix::Fd held;
-  int fd = root_fd_.get();
+  std::optional<posix::Dir> held;
   if (!dir.empty()) {
     auto parent = parent_of(dir, false);
     if (!parent) return std::nullopt;
-    auto opened = open_dir_at(parent->dir.get(), parent->name, false, root_, dir);
+    auto opened = open_dir_at(parent->dir, parent->name, false, path_, dir);
     if (!opened) return std::nullopt;
     held = std::move(*opened);
-    fd = held.get();
   }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || (st.st_mode & S_IWUSR) || st.st_uid != ::geteuid()) return std::nullopt;
-  if (::fchmod(fd, (st.st_mode & 07777) | S_IWUSR) != 0) return std::nullopt;
-  return std::make_pair(dir, static_cast<uint32_t>(st.st_mode & 07777));
+  const posix::Dir& target = held ? *held : root_;
+  auto st = target.stat_self();
+  constexpr uint32_t kOwnerWrite = 0200;
+  if (!st || (st->mode & kOwnerWrite) || st->uid != posix::effective_uid()) return std::nullopt;
+  if (!target.chmod_self(st->mode | kOwnerWrite)) return std::nullopt;
+  return std::make_pair(dir, st->mode);
 }
 
 Result<void> DestTree::relock(const std::string& dir, uint32_t mode) const {
   if (dir.empty()) {
-    if (::fchmod(root_fd_.get(), mode) != 0) return io_error(root_, "", "set the mode of", errno);
+    if (auto set = root_.chmod_self(mode); !set) return io_error(path_, "", "set the mode of", set.error());
     return {};
   }
   auto parent = parent_of(dir, false);
   if (!parent) return parent.error();
-  if (::fchmodat(parent->dir.get(), parent->name.c_str(), mode, 0) != 0) return io_error(root_, dir, "set the mode of", errno);
+  if (auto set = parent->dir.chmod(parent->name, mode); !set) return io_error(path_, dir, "set the mode of", set.error());
   return {};
 }
 
@@ -195,19 +175,18 @@ Result<void> DestTree::make_symlink(std::string_view path, std::string_view targ
                                     std::string_view temp_suffix) const {
   if (!is_safe_symlink(path, target)) {
     return make_error(ErrorKind::protocol, "symbolic link {} -> {} would leave the destination; refused",
-                      dest_display(root_, path), target);
+                      dest_display(path_, path), target);
   }
   auto parent = parent_of(path, true);
   if (!parent) return parent.error();
   std::string temp = "." + parent->name + std::string(kTempMarker) + std::string(temp_suffix);
-  (void)::unlinkat(parent->dir.get(), temp.c_str(), 0);
-  if (::symlinkat(std::string(target).c_str(), parent->dir.get(), temp.c_str()) != 0) {
-    return io_error(root_, path, "create symbolic link", errno);
+  (void)parent->dir.remove(temp, false);
+  if (auto made = parent->dir.symlink(std::string(target), temp); !made) {
+    return io_error(path_, path, "create symbolic link", made.error());
   }
-  if (::renameat(parent->dir.get(), temp.c_str(), parent->dir.get(), parent->name.c_str()) != 0) {
-    int error = errno;
-    (void)::unlinkat(parent->dir.get(), temp.c_str(), 0);
-    return io_error(root_, path, "replace", error);
+  if (auto renamed = parent->dir.rename(temp, parent->name); !renamed) {
+    (void)parent->dir.remove(temp, false);
+    return io_error(path_, path, "replace", renamed.error());
   }
   return {};
 }

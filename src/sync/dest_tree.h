@@ -10,14 +10,14 @@
 #include <utility>
 #include <string_view>
 
-#include "posix/fd.h"
+#include "posix/dir.h"
 #include "util/result.h"
 
 namespace muster::sync {
 
 // A directory of the destination (an open fd) and the last component of a path inside it.
 struct ParentDir {
-  posix::Fd dir;
+  posix::Dir dir;
   std::string name;
 };
 
@@ -26,8 +26,8 @@ class DestTree {
   // Opens `root` (absolute), creating it and its parents (mode 0755) unless `create` is false.
   static Result<DestTree> open(const std::string& root, bool create);
 
-  const std::string& root() const { return root_; }
-  int fd() const { return root_fd_.get(); }
+  const std::string& root() const { return path_; }
+  const posix::Dir& dir() const { return root_; }
 
   // The parent directory of `path`; missing intermediate directories are created (mode 0755) when
   // `create_missing`, else an error.
@@ -51,9 +51,9 @@ class DestTree {
   Result<void> make_symlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
 
  private:
-  DestTree(std::string root, posix::Fd fd) : root_(std::move(root)), root_fd_(std::move(fd)) {}
-  std::string root_;
-  posix::Fd root_fd_;
+  DestTree(std::string root, posix::Dir dir) : path_(std::move(root)), root_(std::move(dir)) {}
+  std::string path_;
+  posix::Dir root_;
 };
 
 // The `a/b` of a destination path for messages: "<root>/<path>".

@@ -1,13 +1,7 @@
 #include "sync/hash_cache.h"
 
-#include <fcntl.h>
-#include <pwd.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -16,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "posix/fd.h"
+#include "posix/file.h"
 #include "protocol/wire.h"
 
 namespace muster::sync {
@@ -32,25 +26,12 @@ std::string non_empty_env(const char* name) {
   return value != nullptr ? std::string(value) : std::string();
 }
 
-std::string home_directory() {
-  std::string home = non_empty_env("HOME");
-  if (!home.empty()) return home;
-  struct passwd entry;
-  struct passwd* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
-      found->pw_dir != nullptr) {
-    return found->pw_dir;
-  }
-  return "";
-}
-
 std::string default_cache_dir() {
   std::string xdg = non_empty_env("XDG_CACHE_HOME");
   if (!xdg.empty() && xdg.front() == '/') return xdg + "/muster/sync";  // relative values are invalid (XDG spec)
-  std::string home = home_directory();
+  std::string home = posix::home_directory();
   if (!home.empty()) return home + "/.cache/muster/sync";
-  return fmt::format("/tmp/muster-{}/sync", ::getuid());
+  return fmt::format("/tmp/muster-{}/sync", posix::effective_uid());
 }
 
 // A template so that it can take HashCache's private entry map.
@@ -72,9 +53,9 @@ std::string HashCache::path_for(const std::string& root, const std::string& cach
 HashCache HashCache::load(const std::string& cache_file) {
   HashCache cache;
   cache.file_ = cache_file;
-  posix::Fd fd(::open(cache_file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return cache;
-  auto bytes = posix::read_to_end(fd.get());
+  auto fd = posix::open_read(cache_file, false);
+  if (!fd) return cache;
+  auto bytes = posix::read_to_end(fd->get());
   if (!bytes || bytes->size() < kMagic.size() + 16 || std::string_view(*bytes).substr(0, kMagic.size()) != kMagic) {
     return cache;
   }
@@ -131,21 +112,7 @@ Result<void> HashCache::save() const {
   std::error_code error;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
   if (error) return make_error(ErrorKind::io, "cannot create {}: {}", file.parent_path().string(), error.message());
-  std::string temp = fmt::format("{}.tmp-{}", file_, ::getpid());
-  posix::Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!fd.valid()) return make_error(ErrorKind::io, "cannot write {}: {}", temp, std::strerror(errno));
-  auto written = posix::write_all(fd.get(), encode(entries_));
-  fd.reset();
-  if (!written) {
-    ::unlink(temp.c_str());
-    return make_error(ErrorKind::io, "cannot write {}: {}", temp, written.error().message);
-  }
-  if (::rename(temp.c_str(), file_.c_str()) != 0) {
-    int rename_error = errno;
-    ::unlink(temp.c_str());
-    return make_error(ErrorKind::io, "cannot replace {}: {}", file_, std::strerror(rename_error));
-  }
-  return {};
+  return posix::write_file_atomic(file_, encode(entries_), 0600);
 }
 
 namespace {

@@ -1,24 +1,19 @@
 #include "sync/receiver.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <optional>
 
 #include <fmt/core.h>
-#include <zstd.h>
 
-#include "posix/fd.h"
+#include "posix/environment.h"
+#include "posix/file.h"
 #include "sync/dest_tree.h"
 #include "sync/exclude.h"
 #include "sync/content_hash.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
+#include "sync/zstd_codec.h"
 
 namespace muster::sync {
 namespace {
@@ -46,7 +41,7 @@ struct Receiver::Session {
   bool dry_run = false;
   HashCache cache;
   std::map<uint32_t, std::unique_ptr<Incoming>> files;  // open temporaries, by file id
-  ZSTD_DCtx* zstd = ZSTD_createDCtx();
+  ZstdDecompressor zstd;
   std::string scratch;
   // Read-only directories made owner-writable for this session (relative path -> the mode they had); they get
   // that mode back at commit, unless the commit sets the source's, or when the session ends without one.
@@ -55,7 +50,6 @@ struct Receiver::Session {
   ~Session() {
     for (auto& entry : files) discard(*entry.second);
     relock_all({});
-    ZSTD_freeDCtx(zstd);
   }
   // Calls `attempt` again after making the directory that holds `path` writable, if it failed for want of that.
   template <typename Attempt>
@@ -78,7 +72,7 @@ struct Receiver::Session {
   }
   static void discard(Incoming& file) {
     file.fd.reset();
-    (void)::unlinkat(file.parent.dir.get(), file.temp.c_str(), 0);
+    (void)file.parent.dir.remove(file.temp, false);
   }
   std::string shown(std::string_view path) const { return dest_display(tree ? tree->root() : "", path); }
 
@@ -99,7 +93,7 @@ std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
   auto opened = DestTree::open(m.root, !dry_run);
   if (!opened) {
     // A dry run against a destination that does not exist yet: everything would be new.
-    if (dry_run && ::access(m.root.c_str(), F_OK) != 0) return {SyncManifest{m.session, true, "", ""}};
+    if (dry_run && !posix::path_exists(m.root)) return {SyncManifest{m.session, true, "", ""}};
     return fail(opened.error().message);
   }
   tree.emplace(std::move(*opened));
@@ -160,27 +154,16 @@ std::vector<AgentMessage> Receiver::Session::start_file(const SyncFile& m) {
   if (!parent) return {SyncAck{m.session, m.file, SyncAckState::failed, 0, parent.error().message}};
   auto file = std::make_unique<Incoming>();
   file->header = m;
-  file->temp = fmt::format(".{}{}{}-{}", parent->name, kTempMarker, ::getpid(), m.file);
+  file->temp = fmt::format(".{}{}{}-{}", parent->name, kTempMarker, posix::current_pid(), m.file);
   file->parent = std::move(*parent);
-  (void)::unlinkat(file->parent.dir.get(), file->temp.c_str(), 0);
-  int create_errno = 0;
-  auto create = [&]() -> std::optional<int> {
-    int fd = ::openat(file->parent.dir.get(), file->temp.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-      create_errno = errno;
-      return std::nullopt;
-    }
-    return fd;
-  };
-  auto created = with_unlock(m.path, create);
+  (void)file->parent.dir.remove(file->temp, false);
+  auto created = with_unlock(m.path, [&] { return file->parent.dir.create_file(file->temp, 0600); });
   if (!created) {
     return {SyncAck{m.session, m.file, SyncAckState::failed, 0,
                     fmt::format("cannot create a temporary file for {}: {}", shown(m.path),
-                                std::strerror(create_errno))}};
+                                created.error().message)}};
   }
-  int fd = *created;
-  file->fd.reset(fd);
+  file->fd = std::move(*created);
   files[m.file] = std::move(file);
   if (m.size == 0) return {finish(m.file)};
   return {};
@@ -193,12 +176,10 @@ std::vector<AgentMessage> Receiver::Session::data(const SyncData& m) {
   std::string_view bytes = m.bytes;
   if (m.codec == SyncCodec::zstd) {
     if (m.raw_size > kMaxChunk) return {fail_file(m.file, file.written, "compressed chunk too large")};
-    scratch.resize(m.raw_size);
-    size_t got = ZSTD_decompressDCtx(zstd, scratch.data(), scratch.size(), m.bytes.data(), m.bytes.size());
-    if (ZSTD_isError(got) || got != m.raw_size) {
+    if (!zstd.decompress(m.bytes, m.raw_size, scratch)) {
       return {fail_file(m.file, file.written, fmt::format("corrupt compressed data for {}", shown(file.header.path)))};
     }
-    bytes = std::string_view(scratch.data(), got);
+    bytes = scratch;
   }
   if (file.written + bytes.size() > file.header.size) {
     return {fail_file(m.file, file.written, fmt::format("more data than the {} bytes announced for {}",
@@ -224,26 +205,17 @@ AgentMessage Receiver::Session::finish(uint32_t file_id) {
                                  "changed while it was read?); not written",
                                  shown(h.path), got, h.hash));
   }
-  struct timespec times[2];
-  times[0].tv_sec = 0;
-  times[0].tv_nsec = UTIME_OMIT;
-  times[1].tv_sec = h.mtime_ns / 1'000'000'000;
-  times[1].tv_nsec = h.mtime_ns % 1'000'000'000;
-  if (times[1].tv_nsec < 0) {
-    times[1].tv_nsec += 1'000'000'000;
-    times[1].tv_sec -= 1;
-  }
-  if (::fchmod(file.fd.get(), h.mode) != 0 || ::futimens(file.fd.get(), times) != 0) {
-    return fail_file(file_id, file.written, fmt::format("cannot set mode/time of {}: {}", shown(h.path), std::strerror(errno)));
+  if (auto set = posix::set_fd_meta(file.fd.get(), h.mode, h.mtime_ns); !set) {
+    return fail_file(file_id, file.written,
+                     fmt::format("cannot set mode/time of {}: {}", shown(h.path), set.error().message));
   }
   file.fd.reset();
-  int dir = file.parent.dir.get();
-  if (::renameat(dir, file.temp.c_str(), dir, file.parent.name.c_str()) != 0) {
-    return fail_file(file_id, file.written, fmt::format("cannot rename into {}: {}", shown(h.path), std::strerror(errno)));
+  if (auto renamed = file.parent.dir.rename(file.temp, file.parent.name); !renamed) {
+    return fail_file(file_id, file.written,
+                     fmt::format("cannot rename into {}: {}", shown(h.path), renamed.error().message));
   }
-  struct stat st;
-  if (::fstatat(dir, file.parent.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    cache.store(h.path, identity_of(st), h.hash);
+  if (auto st = file.parent.dir.stat(file.parent.name); st && *st) {
+    cache.store(h.path, identity_of(**st), h.hash);
   }
   uint64_t written = file.written;
   files.erase(file_id);
@@ -261,17 +233,14 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
   }
   for (const auto& link : *links) {
     auto made = with_unlock(link.path, [&] {
-      return tree->make_symlink(link.path, link.target, fmt::format("{}-link", ::getpid()));
+      return tree->make_symlink(link.path, link.target, fmt::format("{}-link", posix::current_pid()));
     });
     if (!made) return done(made.error().message);
   }
   for (const auto& file : *touch) {
     if (auto set = tree->set_meta(file.path, file.mode, file.mtime_ns); !set) return done(set.error().message);
-    struct stat st;
-    std::string full = dest_display(tree->root(), file.path);
-    if (::lstat(full.c_str(), &st) == 0) {
-      cache.store(file.path, identity_of(st), file.hash);
-    }
+    auto st = posix::lstat_path(dest_display(tree->root(), file.path));
+    if (st && *st) cache.store(file.path, identity_of(**st), file.hash);
   }
   // Deepest first: setting a directory's time must come after every change inside it.
   std::vector<Entry> ordered = *dirs;

@@ -1,18 +1,12 @@
 // scan_tree and hash_file: the walk of a real directory tree (manifest.h). Every name is opened relative to
 // its parent's descriptor with O_NOFOLLOW, so a symlink inside the tree is recorded, never followed.
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <memory>
 #include <optional>
 
-
-#include "posix/fd.h"
+#include "posix/dir.h"
+#include "posix/file.h"
 #include "sync/exclude.h"
 #include "sync/content_hash.h"
 #include "sync/hash_cache.h"
@@ -23,8 +17,8 @@ namespace {
 
 constexpr size_t kHashBuffer = 1u << 20;
 
-Error io_error(std::string_view what, const std::string& path, int error) {
-  return make_error(ErrorKind::io, "cannot {} {}: {}", what, path, std::strerror(error));
+Error io_error(std::string_view what, const std::string& path, const Error& error) {
+  return make_error(ErrorKind::io, "cannot {} {}: {}", what, path, error.message);
 }
 
 struct Hashed {
@@ -37,12 +31,11 @@ Result<Hashed> hash_fd(int fd, char* buffer, const std::string& display) {
   ContentHasher xxh;
   Hashed out;
   while (true) {
-    ssize_t n = ::read(fd, buffer, kHashBuffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return io_error("read", display, errno);
-    if (n == 0) break;
-    xxh.update(std::string_view(buffer, static_cast<size_t>(n)));
-    out.bytes += static_cast<uint64_t>(n);
+    auto n = posix::read_full(fd, std::span<char>(buffer, kHashBuffer));
+    if (!n) return io_error("read", display, n.error());
+    if (*n == 0) break;
+    xxh.update(std::string_view(buffer, *n));
+    out.bytes += *n;
   }
   out.hash = xxh.digest();
   return out;
@@ -54,39 +47,12 @@ std::string trim_slashes(std::string path) {
   return path;
 }
 
-struct DirCloser {
-  void operator()(DIR* dir) const { ::closedir(dir); }
-};
-
-// The names in the directory `fd` (without "." and ".."), sorted.
-Result<std::vector<std::string>> list_names(int fd, const std::string& display) {
-  int copy = ::dup(fd);  // closedir closes the descriptor it was given
-  if (copy < 0) return io_error("read directory", display, errno);
-  std::unique_ptr<DIR, DirCloser> dir(::fdopendir(copy));
-  if (!dir) {
-    int error = errno;
-    ::close(copy);
-    return io_error("read directory", display, error);
-  }
-  std::vector<std::string> names;
-  while (true) {
-    errno = 0;
-    const struct dirent* entry = ::readdir(dir.get());
-    if (entry == nullptr) break;
-    std::string_view name = entry->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
-  }
-  if (errno != 0) return io_error("read directory", display, errno);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 class Walker {
  public:
   Walker(std::string root, HashCache* cache)
       : root_(trim_slashes(std::move(root))), cache_(cache), buffer_(std::make_unique<char[]>(kHashBuffer)) {}
 
-  Result<void> walk(int dir_fd, const std::string& dir, const ExcludeRules& inherited);
+  Result<void> walk(const posix::Dir& dir, const std::string& path, const ExcludeRules& inherited);
   Manifest take() {
     std::sort(manifest_.entries.begin(), manifest_.entries.end(),
               [](const Entry& a, const Entry& b) { return a.path < b.path; });
@@ -98,10 +64,11 @@ class Walker {
   std::string display(const std::string& relative) const {
     return relative.empty() ? root_ : root_ + "/" + relative;
   }
-  Result<void> add_ignore_file(int dir_fd, const std::string& dir, ExcludeRules& rules);
-  Result<void> visit(int dir_fd, const std::string& name, const std::string& path, const ExcludeRules& rules);
-  Result<void> add_file(int dir_fd, const std::string& name, Entry entry, const struct stat& st);
-  Result<void> add_symlink(int dir_fd, const std::string& name, Entry entry);
+  Result<void> add_ignore_file(const posix::Dir& dir, const std::string& path, ExcludeRules& rules);
+  Result<void> visit(const posix::Dir& dir, const std::string& name, const std::string& path,
+                     const ExcludeRules& rules);
+  Result<void> add_file(const posix::Dir& dir, const std::string& name, Entry entry, const posix::FileStat& st);
+  Result<void> add_symlink(const posix::Dir& dir, const std::string& name, Entry entry);
 
   std::string root_;
   HashCache* cache_;
@@ -109,67 +76,68 @@ class Walker {
   Manifest manifest_;
 };
 
-Result<void> Walker::walk(int dir_fd, const std::string& dir, const ExcludeRules& inherited) {
-  auto names = list_names(dir_fd, display(dir));
-  if (!names) return names.error();
+Result<void> Walker::walk(const posix::Dir& dir, const std::string& path, const ExcludeRules& inherited) {
+  auto names = dir.names();
+  if (!names) return io_error("read directory", display(path), names.error());
   // Rules of this directory's ignore file apply below it only: siblings keep seeing `inherited`.
   std::optional<ExcludeRules> own;
   if (std::binary_search(names->begin(), names->end(), std::string(kIgnoreFileName))) {
     own.emplace(inherited);
-    if (auto added = add_ignore_file(dir_fd, dir, *own); !added) return added.error();
+    if (auto added = add_ignore_file(dir, path, *own); !added) return added.error();
   }
   const ExcludeRules& rules = own ? *own : inherited;
   for (const auto& name : *names) {
-    std::string path = dir.empty() ? name : dir + "/" + name;
-    if (auto visited = visit(dir_fd, name, path, rules); !visited) return visited.error();
+    std::string child = path.empty() ? name : path + "/" + name;
+    if (auto visited = visit(dir, name, child, rules); !visited) return visited.error();
   }
   return {};
 }
 
-Result<void> Walker::add_ignore_file(int dir_fd, const std::string& dir, ExcludeRules& rules) {
-  std::string path = dir.empty() ? std::string(kIgnoreFileName) : dir + "/" + std::string(kIgnoreFileName);
-  posix::Fd fd(::openat(dir_fd, std::string(kIgnoreFileName).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.valid()) {
-    if (errno == ELOOP || errno == ENOENT) return {};  // a symlink is not followed; a vanished file has no rules
-    return io_error("read", display(path), errno);
+Result<void> Walker::add_ignore_file(const posix::Dir& dir, const std::string& path, ExcludeRules& rules) {
+  std::string file = path.empty() ? std::string(kIgnoreFileName) : path + "/" + std::string(kIgnoreFileName);
+  auto fd = dir.open_read(std::string(kIgnoreFileName));
+  if (!fd) {
+    int code = fd.error().sys;
+    if (code == ELOOP || code == ENOENT) return {};  // a symlink is not followed; a vanished file has no rules
+    return io_error("read", display(file), fd.error());
   }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
-  auto text = posix::read_to_end(fd.get());
-  if (!text) return make_error(ErrorKind::io, "cannot read {}: {}", display(path), text.error().message);
-  return rules.add_file_text(*text, dir, display(path), true);
+  auto st = posix::stat_fd(fd->get());
+  if (!st || !st->is_file()) return {};
+  auto text = posix::read_to_end(fd->get());
+  if (!text) return make_error(ErrorKind::io, "cannot read {}: {}", display(file), text.error().message);
+  return rules.add_file_text(*text, path, display(file), true);
 }
 
-Result<void> Walker::visit(int dir_fd, const std::string& name, const std::string& path, const ExcludeRules& rules) {
-  struct stat st;
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return {};  // removed while we walk: as if it had never been there
-    return io_error("inspect", display(path), errno);
-  }
-  bool is_dir = S_ISDIR(st.st_mode);
-  if (!is_dir && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return {};  // sockets, fifos, devices
-  if (!is_dir && is_temp_name(name)) {
+Result<void> Walker::visit(const posix::Dir& dir, const std::string& name, const std::string& path,
+                           const ExcludeRules& rules) {
+  auto found = dir.stat(name);
+  if (!found) return io_error("inspect", display(path), found.error());
+  if (!*found) return {};  // removed while we walk: as if it had never been there
+  const posix::FileStat& st = **found;
+  if (!st.is_dir() && !st.is_file() && !st.is_link()) return {};  // sockets, fifos, devices
+  if (!st.is_dir() && is_temp_name(name)) {
     manifest_.stale_temps.push_back(path);
     return {};
   }
-  if (rules.excluded(path, is_dir)) return {};
+  if (rules.excluded(path, st.is_dir())) return {};
   Entry entry;
   entry.path = path;
-  entry.mode = static_cast<uint32_t>(st.st_mode & 07777);
-  if (S_ISLNK(st.st_mode)) return add_symlink(dir_fd, name, std::move(entry));
-  if (S_ISREG(st.st_mode)) return add_file(dir_fd, name, std::move(entry), st);
+  entry.mode = st.mode;
+  if (st.is_link()) return add_symlink(dir, name, std::move(entry));
+  if (st.is_file()) return add_file(dir, name, std::move(entry), st);
   entry.kind = EntryKind::directory;
-  entry.mtime_ns = nanoseconds(st.st_mtim);
+  entry.mtime_ns = st.mtime_ns;
   manifest_.entries.push_back(std::move(entry));
-  posix::Fd child(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!child.valid()) return io_error("open directory", display(path), errno);
-  return walk(child.get(), path, rules);
+  auto child = dir.open_dir(name);
+  if (!child) return io_error("open directory", display(path), child.error());
+  return walk(*child, path, rules);
 }
 
-Result<void> Walker::add_file(int dir_fd, const std::string& name, Entry entry, const struct stat& st) {
+Result<void> Walker::add_file(const posix::Dir& dir, const std::string& name, Entry entry,
+                              const posix::FileStat& st) {
   entry.kind = EntryKind::file;
-  entry.size = static_cast<uint64_t>(st.st_size);
-  entry.mtime_ns = nanoseconds(st.st_mtim);
+  entry.size = st.size;
+  entry.mtime_ns = st.mtime_ns;
   FileIdentity identity = identity_of(st);
   if (cache_ != nullptr) {
     if (auto known = cache_->lookup(entry.path, identity)) {
@@ -178,43 +146,34 @@ Result<void> Walker::add_file(int dir_fd, const std::string& name, Entry entry, 
       return {};
     }
   }
-  posix::Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return {};
-    return io_error("open", display(entry.path), errno);
+  auto fd = dir.open_read(name);
+  if (!fd) {
+    if (fd.error().sys == ENOENT) return {};
+    return io_error("open", display(entry.path), fd.error());
   }
-  auto hashed = hash_fd(fd.get(), buffer_.get(), display(entry.path));
+  auto hashed = hash_fd(fd->get(), buffer_.get(), display(entry.path));
   if (!hashed) return hashed.error();
   manifest_.hashed_bytes += hashed->bytes;
   entry.hash = hashed->hash;
   entry.size = hashed->bytes;  // size and hash describe the same bytes even if the file grew meanwhile
-  struct stat after;
   // Remember the hash only if the file did not change while it was read.
-  if (cache_ != nullptr && ::fstat(fd.get(), &after) == 0 && identity_of(after) == identity &&
-      hashed->bytes == identity.size) {
+  auto after = posix::stat_fd(fd->get());
+  if (cache_ != nullptr && after && identity_of(*after) == identity && hashed->bytes == identity.size) {
     cache_->store(entry.path, identity, entry.hash);
   }
   manifest_.entries.push_back(std::move(entry));
   return {};
 }
 
-Result<void> Walker::add_symlink(int dir_fd, const std::string& name, Entry entry) {
+Result<void> Walker::add_symlink(const posix::Dir& dir, const std::string& name, Entry entry) {
   entry.kind = EntryKind::symlink;
-  std::string target(4096, '\0');
-  while (true) {
-    ssize_t n = ::readlinkat(dir_fd, name.c_str(), target.data(), target.size());
-    if (n < 0) {
-      if (errno == ENOENT) return {};
-      return io_error("read symbolic link", display(entry.path), errno);
-    }
-    if (static_cast<size_t>(n) < target.size()) {
-      target.resize(static_cast<size_t>(n));
-      break;
-    }
-    target.resize(target.size() * 2);
+  auto target = dir.read_link(name);
+  if (!target) {
+    if (target.error().sys == ENOENT) return {};
+    return io_error("read symbolic link", display(entry.path), target.error());
   }
-  entry.size = target.size();
-  entry.target = std::move(target);
+  entry.size = target->size();
+  entry.target = std::move(*target);
   manifest_.entries.push_back(std::move(entry));
   return {};
 }
@@ -222,22 +181,22 @@ Result<void> Walker::add_symlink(int dir_fd, const std::string& name, Entry entr
 }  // namespace
 
 Result<Manifest> scan_tree(const std::string& root, const ExcludeRules& rules, HashCache* cache) {
-  posix::Fd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return Manifest{};  // nothing there yet: a first sync
-    if (errno == ENOTDIR) return make_error(ErrorKind::io, "{} is not a directory", root);
-    return io_error("open directory", root, errno);
+  auto dir = posix::Dir::open(root);
+  if (!dir) {
+    if (dir.error().sys == ENOENT) return Manifest{};  // nothing there yet: a first sync
+    if (dir.error().sys == ENOTDIR) return make_error(ErrorKind::io, "{} is not a directory", root);
+    return io_error("open directory", root, dir.error());
   }
   Walker walker(root, cache);
-  if (auto walked = walker.walk(fd.get(), "", rules); !walked) return walked.error();
+  if (auto walked = walker.walk(*dir, "", rules); !walked) return walked.error();
   return walker.take();
 }
 
 Result<uint64_t> hash_file(const std::string& path) {
-  posix::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.valid()) return io_error("open", path, errno);
+  auto fd = posix::open_read(path, true);
+  if (!fd) return io_error("open", path, fd.error());
   auto buffer = std::make_unique<char[]>(kHashBuffer);
-  auto hashed = hash_fd(fd.get(), buffer.get(), path);
+  auto hashed = hash_fd(fd->get(), buffer.get(), path);
   if (!hashed) return hashed.error();
   return hashed->hash;
 }

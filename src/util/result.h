@@ -36,6 +36,8 @@ const char* error_kind_name(ErrorKind kind);
 struct Error {
   ErrorKind kind = ErrorKind::internal;
   std::string message;
+  int sys = 0;  // the errno of a failed system call (src/posix sets it; 0 otherwise), for callers that must tell
+                // "missing" from "in the way" from other failures
 };
 
 template <typename... Args>

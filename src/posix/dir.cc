@@ -1,0 +1,183 @@
+#include "posix/dir.h"
+
+#include "posix/file_stat.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace muster::posix {
+namespace {
+
+Error sys_error(int code) { return Error{ErrorKind::io, std::strerror(code), code}; }
+
+int flags_for(DirOpen how) {
+  int flags = O_DIRECTORY | O_CLOEXEC | (how.search_only ? O_PATH : O_RDONLY);
+  return how.follow ? flags : flags | O_NOFOLLOW;
+}
+
+Result<Fd> open_dir_at(int parent, const char* name, DirOpen how) {
+  int fd = ::openat(parent, name, flags_for(how));
+  if (fd < 0) return sys_error(errno);
+  return Fd(fd);
+}
+
+int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
+
+struct DirCloser {
+  void operator()(DIR* dir) const { ::closedir(dir); }
+};
+
+}  // namespace
+
+FileStat file_stat_of(const struct stat& st) {
+  FileStat out;
+  out.kind = S_ISREG(st.st_mode)   ? FileStat::Kind::regular
+             : S_ISDIR(st.st_mode) ? FileStat::Kind::directory
+             : S_ISLNK(st.st_mode) ? FileStat::Kind::symlink
+                                   : FileStat::Kind::other;
+  out.mode = static_cast<uint32_t>(st.st_mode & 07777);
+  out.size = static_cast<uint64_t>(st.st_size);
+  out.mtime_ns = nanoseconds(st.st_mtim);
+  out.ctime_ns = nanoseconds(st.st_ctim);
+  out.inode = static_cast<uint64_t>(st.st_ino);
+  out.device = static_cast<uint64_t>(st.st_dev);
+  out.uid = static_cast<uint32_t>(st.st_uid);
+  out.links = static_cast<uint32_t>(st.st_nlink);
+  return out;
+}
+
+Result<Dir> Dir::open(const std::string& path, DirOpen how) {
+  how.follow = true;
+  auto fd = open_dir_at(AT_FDCWD, path.c_str(), how);
+  if (!fd) return fd.error();
+  return Dir(std::move(*fd));
+}
+
+Result<Dir> Dir::open_dir(const std::string& name, DirOpen how) const {
+  auto fd = open_dir_at(fd_.get(), name.c_str(), how);
+  if (!fd) return fd.error();
+  return Dir(std::move(*fd));
+}
+
+Result<Dir> Dir::reopen() const { return open_dir(".", DirOpen{.follow = true}); }
+
+Result<Dir> Dir::duplicate() const {
+  int fd = ::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return sys_error(errno);
+  return Dir(Fd(fd));
+}
+
+Result<std::optional<FileStat>> Dir::stat(const std::string& name) const {
+  struct stat st;
+  if (::fstatat(fd_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return std::optional<FileStat>();
+    return sys_error(errno);
+  }
+  return std::optional<FileStat>(file_stat_of(st));
+}
+
+Result<FileStat> Dir::stat_self() const {
+  struct stat st;
+  if (::fstat(fd_.get(), &st) != 0) return sys_error(errno);
+  return file_stat_of(st);
+}
+
+Result<std::vector<std::string>> Dir::names() const {
+  int copy = ::openat(fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // closedir closes what it is given
+  if (copy < 0) return sys_error(errno);
+  std::unique_ptr<DIR, DirCloser> dir(::fdopendir(copy));
+  if (!dir) {
+    int error = errno;
+    ::close(copy);
+    return sys_error(error);
+  }
+  std::vector<std::string> names;
+  while (true) {
+    errno = 0;
+    const struct dirent* entry = ::readdir(dir.get());
+    if (entry == nullptr) break;
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  if (errno != 0) return sys_error(errno);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::string> Dir::read_link(const std::string& name) const {
+  std::string target(4096, '\0');
+  while (true) {
+    ssize_t n = ::readlinkat(fd_.get(), name.c_str(), target.data(), target.size());
+    if (n < 0) return sys_error(errno);
+    if (static_cast<size_t>(n) < target.size()) {
+      target.resize(static_cast<size_t>(n));
+      return target;
+    }
+    target.resize(target.size() * 2);
+  }
+}
+
+Result<Fd> Dir::open_read(const std::string& name) const {
+  int fd = ::openat(fd_.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return sys_error(errno);
+  return Fd(fd);
+}
+
+Result<Fd> Dir::create_file(const std::string& name, uint32_t mode) const {
+  int fd = ::openat(fd_.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return sys_error(errno);
+  return Fd(fd);
+}
+
+Result<void> Dir::make_dir(const std::string& name, uint32_t mode) const {
+  if (::mkdirat(fd_.get(), name.c_str(), mode) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::remove(const std::string& name, bool directory) const {
+  if (::unlinkat(fd_.get(), name.c_str(), directory ? AT_REMOVEDIR : 0) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::rename(const std::string& from, const std::string& to) const {
+  if (::renameat(fd_.get(), from.c_str(), fd_.get(), to.c_str()) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::symlink(const std::string& target, const std::string& name) const {
+  if (::symlinkat(target.c_str(), fd_.get(), name.c_str()) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::chmod(const std::string& name, uint32_t mode) const {
+  if (::fchmodat(fd_.get(), name.c_str(), mode, 0) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::set_mtime(const std::string& name, int64_t mtime_ns) const {
+  struct timespec times[2];
+  times[0].tv_sec = 0;
+  times[0].tv_nsec = UTIME_OMIT;
+  times[1].tv_sec = mtime_ns / 1'000'000'000;
+  times[1].tv_nsec = mtime_ns % 1'000'000'000;
+  if (times[1].tv_nsec < 0) {
+    times[1].tv_nsec += 1'000'000'000;
+    times[1].tv_sec -= 1;
+  }
+  if (::utimensat(fd_.get(), name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::chmod_self(uint32_t mode) const {
+  if (::fchmod(fd_.get(), mode) != 0) return sys_error(errno);
+  return {};
+}
+
+}  // namespace muster::posix

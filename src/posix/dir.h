@@ -1,0 +1,86 @@
+// Directories and what is in them, always reached through an open directory descriptor and never through a
+// symbolic link in the name being opened (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW): what sync needs to stay below a
+// destination root whatever a node already holds, and to walk a source tree without following its links.
+//
+// `Dir` owns one directory descriptor (move-only). Its operations take one path component (`name`, no '/').
+// Errors are ErrorKind::io with the system's text as the message and errno in `sys`, so callers name the path
+// in their own words and tell ENOENT ("missing") or ELOOP/ENOTDIR ("in the way") from other failures.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "posix/fd.h"
+#include "util/result.h"
+
+namespace muster::posix {
+
+// What sync and doctor need of a file's metadata (lstat/fstat).
+struct FileStat {
+  enum class Kind { regular, directory, symlink, other };
+  Kind kind = Kind::other;
+  uint32_t mode = 0;  // permission bits (07777)
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t inode = 0;
+  uint64_t device = 0;
+  uint32_t uid = 0;
+  uint32_t links = 0;  // hard links
+  bool is_dir() const { return kind == Kind::directory; }
+  bool is_file() const { return kind == Kind::regular; }
+  bool is_link() const { return kind == Kind::symlink; }
+};
+
+// How a directory is opened: for reading its entries, or only to reach what is below it (O_PATH, which needs
+// only search permission: a 0711 home). `follow`: a symbolic link as the last component is followed (only for
+// paths the user named).
+struct DirOpen {
+  bool search_only = false;
+  bool follow = false;
+};
+
+class Dir {
+ public:
+  // `path` as the user named it (absolute or relative to the working directory; links followed).
+  static Result<Dir> open(const std::string& path, DirOpen how = {});
+  Dir() = default;  // no directory (valid() is false) until one is moved in
+
+  int fd() const { return fd_.get(); }
+  bool valid() const { return fd_.valid(); }
+
+  Result<Dir> open_dir(const std::string& name, DirOpen how = {}) const;
+  // This directory again, readable (for one reached with search_only).
+  Result<Dir> reopen() const;
+  Result<Dir> duplicate() const;
+
+  // nullopt when `name` does not exist. (`name` may also be a relative path, whose intermediate links are
+  // followed: only for asking whether something is there.)
+  Result<std::optional<FileStat>> stat(const std::string& name) const;
+  Result<FileStat> stat_self() const;
+  // The names in this directory without "." and "..", sorted.
+  Result<std::vector<std::string>> names() const;
+  Result<std::string> read_link(const std::string& name) const;
+
+  Result<Fd> open_read(const std::string& name) const;
+  // A new file (O_EXCL: fails with EEXIST when the name is taken), write-only.
+  Result<Fd> create_file(const std::string& name, uint32_t mode) const;
+  // EEXIST is an error the caller may accept (check `sys`).
+  Result<void> make_dir(const std::string& name, uint32_t mode) const;
+  Result<void> remove(const std::string& name, bool directory) const;
+  Result<void> rename(const std::string& from, const std::string& to) const;
+  Result<void> symlink(const std::string& target, const std::string& name) const;
+  // Permission bits and modification time of `name` (utimensat never follows a link; fchmodat cannot refuse
+  // one, so callers check the entry is not a link first).
+  Result<void> chmod(const std::string& name, uint32_t mode) const;
+  Result<void> set_mtime(const std::string& name, int64_t mtime_ns) const;
+  Result<void> chmod_self(uint32_t mode) const;
+
+ private:
+  explicit Dir(Fd fd) : fd_(std::move(fd)) {}
+  Fd fd_;
+};
+
+}  // namespace muster::posix

@@ -1,0 +1,118 @@
+#include "posix/file.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "posix/file_stat.h"
+#include "util/random.h"
+
+namespace muster::posix {
+
+namespace {
+
+Error sys_error(int code) { return Error{ErrorKind::io, std::strerror(code), code}; }
+
+}  // namespace
+
+Result<std::string> read_text_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorKind::usage, "cannot read '{}': {}", path, std::strerror(errno));
+  Fd owned(fd);
+  auto text = read_to_end(fd);
+  if (!text) return make_error(ErrorKind::usage, "cannot read '{}': {}", path, text.error().message);
+  return text;
+}
+
+Result<Fd> open_read(const std::string& path, bool no_follow) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+  if (fd < 0) return sys_error(errno);
+  return Fd(fd);
+}
+
+Result<size_t> read_full(int fd, std::span<char> buffer) {
+  size_t got = 0;
+  while (got < buffer.size()) {
+    ssize_t n = ::read(fd, buffer.data() + got, buffer.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_error(errno);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got;
+}
+
+Result<FileStat> stat_fd(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return sys_error(errno);
+  return file_stat_of(st);
+}
+
+Result<std::optional<FileStat>> lstat_path(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<FileStat>();
+    return sys_error(errno);
+  }
+  return std::optional<FileStat>(file_stat_of(st));
+}
+
+bool path_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns) {
+  struct timespec times[2];
+  times[0].tv_sec = 0;
+  times[0].tv_nsec = UTIME_OMIT;
+  times[1].tv_sec = mtime_ns / 1'000'000'000;
+  times[1].tv_nsec = mtime_ns % 1'000'000'000;
+  if (times[1].tv_nsec < 0) {
+    times[1].tv_nsec += 1'000'000'000;
+    times[1].tv_sec -= 1;
+  }
+  if (::fchmod(fd, mode) != 0 || ::futimens(fd, times) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> write_file_atomic(const std::string& path, std::string_view bytes, uint32_t mode) {
+  std::string temp = fmt::format("{}.tmp-{}", path, random_hex(12));
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return make_error(ErrorKind::io, "cannot write {}: {}", temp, std::strerror(errno));
+  Fd owned(fd);
+  auto written = write_all(fd, bytes);
+  owned.reset();
+  if (!written) {
+    ::unlink(temp.c_str());
+    return make_error(ErrorKind::io, "cannot write {}: {}", temp, written.error().message);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    ::unlink(temp.c_str());
+    return make_error(ErrorKind::io, "cannot replace {}: {}", path, std::strerror(error));
+  }
+  return {};
+}
+
+std::string home_directory() {
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') return home;
+  struct passwd entry;
+  struct passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+      found->pw_dir != nullptr) {
+    return found->pw_dir;
+  }
+  return "";
+}
+
+uint32_t effective_uid() { return static_cast<uint32_t>(::geteuid()); }
+
+}  // namespace muster::posix

@@ -1,0 +1,42 @@
+// Whole files by path, and the metadata calls on an open file that sync's receiver and caches need. Errors are
+// ErrorKind::io with errno in `sys` (see dir.h), except read_text_file (a file the user named: usage).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "posix/dir.h"
+#include "posix/fd.h"
+#include "util/result.h"
+
+namespace muster::posix {
+
+// A file the user named on the command line (hostfile, env file, exclude file), whole; an ErrorKind::usage
+// error naming it otherwise.
+Result<std::string> read_text_file(const std::string& path);
+
+// Opens `path` for reading; with `no_follow`, a symbolic link as its last component is an error (ELOOP).
+Result<Fd> open_read(const std::string& path, bool no_follow);
+// Reads until `buffer` is full or EOF; returns the bytes read (short only at EOF).
+Result<size_t> read_full(int fd, std::span<char> buffer);
+
+Result<FileStat> stat_fd(int fd);
+// lstat(2); nullopt when the path does not exist.
+Result<std::optional<FileStat>> lstat_path(const std::string& path);
+bool path_exists(const std::string& path);
+
+// Permission bits and modification time of an open file.
+Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns);
+
+// Replaces `path` with `bytes` atomically: a new temporary next to it (O_EXCL | O_NOFOLLOW, mode `mode`), then
+// rename; the temporary is removed on failure. Parent directories must exist.
+Result<void> write_file_atomic(const std::string& path, std::string_view bytes, uint32_t mode);
+
+// This user's home directory: $HOME, else the password database; empty when neither says.
+std::string home_directory();
+uint32_t effective_uid();
+
+}  // namespace muster::posix
