@@ -30,12 +30,10 @@ Result<std::unique_ptr<RelayChild>> RelayChild::start(const protocol::RelayOpen&
   std::unique_ptr<RelayChild> child(new RelayChild(poller, tokens, *binary, std::move(rest), heartbeat_ms,
                                                    heartbeat_timeout_ms, static_cast<int>(open.connect_timeout_s)));
   std::string nonce = random_hex(16);
-  transport::AgentTarget target{open.names[0], open.destinations[0],
-                                {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
-                                 "--heartbeat-timeout-ms", std::to_string(heartbeat_timeout_ms)}};
-  auto process = transport->start(target);
+  auto process = transport->start(
+      connection::agent_target(open.names[0], open.destinations[0], nonce, heartbeat_ms, heartbeat_timeout_ms));
   if (!process) return make_error(ErrorKind::unreachable, "relay to {}: {}", open.names[0], process.error().message);
-  child->session_ = std::make_unique<head::AgentSession>(open.names[0], std::move(*process), nonce, &child->binary_,
+  child->session_ = std::make_unique<connection::AgentSession>(open.names[0], std::move(*process), nonce, &child->binary_,
                                                          posix::monotonic_ms());
   child->sync_registrations();
   return child;
@@ -83,7 +81,7 @@ void RelayChild::drain() {
       upward_.push_back(relayed(1, protocol::encode(message)));
     }
   }
-  if (session_->state() == head::AgentSession::State::closed) fail(session_->failure());
+  if (session_->state() == connection::AgentSession::State::closed) fail(session_->failure());
 }
 
 void RelayChild::on_event(uint64_t token) {

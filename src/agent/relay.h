@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "head/agent_session.h"
+#include "connection/agent_session.h"
 #include "posix/poller.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
@@ -54,8 +54,8 @@ class RelayChild {
   Tokens tokens_;
   transport::SelfBinary binary_;
   protocol::RelayOpen rest_;  // the chain after the child, passed on once it is ready
-  std::unique_ptr<head::AgentSession> session_;
-  head::SessionWatch watch_;
+  std::unique_ptr<connection::AgentSession> session_;
+  connection::SessionWatch watch_;
   bool ready_ = false, failed_ = false;
   int heartbeat_ms_, heartbeat_timeout_ms_, connect_timeout_s_;
   int64_t next_heartbeat_ms_ = 0;

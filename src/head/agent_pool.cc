@@ -33,12 +33,7 @@ Result<std::unique_ptr<AgentPool>> AgentPool::create(std::vector<PoolNode> nodes
   if (!binary) return binary.error();
   auto poller = posix::Poller::create();
   if (!poller) return poller.error();
-  std::unique_ptr<transport::Transport> transport;
-  switch (options.transport) {
-    case TransportKind::local: transport = transport::make_local_transport(*binary); break;
-    case TransportKind::ssh: transport = transport::make_ssh_transport(*binary, options.ssh); break;
-    case TransportKind::slurm: transport = transport::make_slurm_transport(*binary); break;
-  }
+  auto transport = transport::make_transport(options.transport, *binary, options.ssh);
   return std::unique_ptr<AgentPool>(new AgentPool(std::move(nodes), std::move(options), std::move(*poller),
                                                   std::move(*binary), std::move(transport)));
 }
@@ -65,23 +60,21 @@ AgentPool::~AgentPool() {
 
 bool AgentPool::alive(size_t node) const {
   const auto& slot = slots_[node];
-  return slot.session && !slot.lost && slot.session->state() == AgentSession::State::ready;
+  return slot.session && !slot.lost && slot.session->state() == connection::AgentSession::State::ready;
 }
 
 Result<void> AgentPool::start_more_agents() {
   size_t connecting = 0;
   for (size_t i = 0; i < started_; ++i) {
-    if (slots_[i].session->state() == AgentSession::State::connecting) ++connecting;
+    if (slots_[i].session->state() == connection::AgentSession::State::connecting) ++connecting;
   }
   int64_t now = posix::monotonic_ms();
   while (started_ < slots_.size() && connecting < static_cast<size_t>(options_.max_parallel_connects)) {
     size_t node = started_++;
-    transport::AgentTarget target{nodes_[node].name, nodes_[node].destination,
-                                  {"--nonce", nonce_, "--heartbeat-ms", std::to_string(options_.heartbeat_ms),
-                                   "--heartbeat-timeout-ms", std::to_string(options_.heartbeat_timeout_ms)}};
-    auto process = transport_->start(target);
+    auto process = transport_->start(connection::agent_target(nodes_[node].name, nodes_[node].destination, nonce_,
+                                                              options_.heartbeat_ms, options_.heartbeat_timeout_ms));
     if (!process) return make_error(ErrorKind::unreachable, "{}: {}", nodes_[node].name, process.error().message);
-    slots_[node].session = std::make_unique<AgentSession>(nodes_[node].name, std::move(*process), nonce_, &binary_, now);
+    slots_[node].session = std::make_unique<connection::AgentSession>(nodes_[node].name, std::move(*process), nonce_, &binary_, now);
     sync_registrations(node);
     ++connecting;
   }
@@ -91,9 +84,9 @@ Result<void> AgentPool::start_more_agents() {
 Result<void> AgentPool::check_connections(int64_t now) const {
   for (size_t node = 0; node < started_; ++node) {
     const auto& session = *slots_[node].session;
-    bool closed = session.state() == AgentSession::State::closed;
+    bool closed = session.state() == connection::AgentSession::State::closed;
     int64_t limit = session.connect_limit_ms(options_.ssh.connect_timeout_s);
-    bool late = session.state() == AgentSession::State::connecting && now - session.started_ms() > limit;
+    bool late = session.state() == connection::AgentSession::State::connecting && now - session.started_ms() > limit;
     if (!closed && !late) continue;
     std::string why = closed ? session.failure() : fmt::format("no answer within {:.1f} s", limit / 1000.0);
     std::string details = session.diagnostics();
@@ -110,7 +103,7 @@ Result<void> AgentPool::connect() {
     int64_t now = posix::monotonic_ms();
     if (auto ok = check_connections(now); !ok) return ok.error();
     bool all_ready = started_ == slots_.size() && std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) {
-                       return s.session->state() == AgentSession::State::ready;
+                       return s.session->state() == connection::AgentSession::State::ready;
                      });
     if (all_ready) return {};
     auto signals = wait_round(250, &ignore);
@@ -161,7 +154,7 @@ void AgentPool::service(size_t node, uint64_t kind, PoolListener* listener) {
   for (const auto& message : slot.session->take_messages()) {
     if (listener && !std::holds_alternative<protocol::Hello>(message)) listener->on_message(node, message);
   }
-  if (slot.session->state() == AgentSession::State::closed && !slot.lost && slot.session->has_hello()) {
+  if (slot.session->state() == connection::AgentSession::State::closed && !slot.lost && slot.session->has_hello()) {
     lose(node, slot.session->failure(), listener);
   }
   sync_registrations(node);
@@ -221,7 +214,7 @@ void AgentPool::shutdown(int wait_ms) {
   int64_t deadline = posix::monotonic_ms() + wait_ms;
   while (posix::monotonic_ms() < deadline) {
     bool all_gone = std::all_of(slots_.begin(), slots_.end(), [](Slot& s) {
-      return !s.session || (s.session->state() == AgentSession::State::closed && s.session->transport_reaped());
+      return !s.session || (s.session->state() == connection::AgentSession::State::closed && s.session->transport_reaped());
     });
     if (all_gone) return;
     if (!wait_round(50, &ignore)) return;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "head/agent_session.h"
+#include "connection/agent_session.h"
 #include "posix/poller.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
@@ -21,7 +21,7 @@
 
 namespace muster::head {
 
-enum class TransportKind { local, ssh, slurm };
+using transport::TransportKind;
 
 struct PoolOptions {
   TransportKind transport = TransportKind::ssh;
@@ -86,8 +86,8 @@ class AgentPool {
 
  private:
   struct Slot {
-    std::unique_ptr<AgentSession> session;
-    SessionWatch watch;
+    std::unique_ptr<connection::AgentSession> session;
+    connection::SessionWatch watch;
     bool lost = false;
   };
   AgentPool(std::vector<PoolNode> nodes, PoolOptions options, posix::Poller poller, transport::SelfBinary binary,

@@ -17,7 +17,7 @@ struct LaunchOptions {
   std::vector<std::string> command;  // argv of each worker (per-node mode: of each node's process)
   bool per_node = false;             // one process per node, {node_rank} etc. substituted in `command`
   bool devices_filtered = false;     // --include/--exclude picked devices: pin CUDA_VISIBLE_DEVICES
-  head::TransportKind transport = head::TransportKind::ssh;
+  transport::TransportKind transport = transport::TransportKind::ssh;
   transport::SshOptions ssh;
   std::map<std::string, std::string> head_env;  // the head's environment, for the env policy
   EnvPolicy env_policy;

@@ -187,7 +187,7 @@ void Launcher::pick_port() {
   const auto& hello = pool_.hello(0);
   if (!options_.master_addr.empty()) {
     master_addr_ = options_.master_addr;
-  } else if (options_.transport == head::TransportKind::local) {
+  } else if (options_.transport == transport::TransportKind::local) {
     master_addr_ = "127.0.0.1";
   } else if (!hello.ssh_addr.empty()) {
     master_addr_ = hello.ssh_addr;  // the address the head reached node 0 on

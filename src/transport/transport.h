@@ -36,6 +36,8 @@ struct AgentTarget {
   std::vector<std::string> agent_args;  // after `muster agent`
 };
 
+enum class TransportKind { local, ssh, slurm };
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -62,5 +64,7 @@ std::unique_ptr<Transport> make_local_transport(SelfBinary binary);
 std::unique_ptr<Transport> make_ssh_transport(SelfBinary binary, SshOptions options);
 // Inside a Slurm allocation (SLURM_JOB_ID set): one srun step per node (srun_command.h).
 std::unique_ptr<Transport> make_slurm_transport(SelfBinary binary);
+// One of the three; `ssh` options apply to ssh only.
+std::unique_ptr<Transport> make_transport(TransportKind kind, SelfBinary binary, SshOptions ssh);
 
 }  // namespace muster::transport

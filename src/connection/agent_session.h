@@ -1,7 +1,11 @@
 // The head's side of one agent connection (docs/agent-protocol.md): scans the preamble (keeping shell
 // noise for diagnostics), answers a binary upload request, then decodes frames into AgentMessages and
-// queues outgoing frames. Passive: the launcher's loop calls on_*() when the session's fds are ready and
+// queues outgoing frames. Passive: the owner's loop calls on_*() when the session's fds are ready and
 // drains take_messages(). It owns the transport process and its pipes; closing it closes them.
+//
+// "The head's side" is a role, not a process: the head's AgentPool holds one session per node, and an agent
+// that starts a child agent (a relay chain, src/agent/relay.h) holds one for its child. That is why this layer
+// sits below both.
 #pragma once
 
 #include <deque>
@@ -15,7 +19,7 @@
 #include "transport/transport.h"
 #include "util/byte_queue.h"
 
-namespace muster::head {
+namespace muster::connection {
 
 class AgentSession {
  public:
@@ -87,6 +91,11 @@ class AgentSession {
   bool reaped_ = false;
 };
 
+// The agent's command line for a session: `muster agent` gets the session's nonce (echoed in its preamble) and
+// the heartbeat period and timeout its head uses.
+transport::AgentTarget agent_target(std::string node, std::string destination, const std::string& nonce,
+                                    int heartbeat_ms, int heartbeat_timeout_ms);
+
 // Which of a session's fds a Poller watches, kept in step with the session: stdout and stderr while open,
 // stdin only while there are bytes to write. A closed fd has left epoll by itself.
 struct SessionWatch {
@@ -95,4 +104,4 @@ struct SessionWatch {
             uint64_t in_token);
 };
 
-}  // namespace muster::head
+}  // namespace muster::connection

@@ -1,11 +1,11 @@
-#include "head/agent_session.h"
+#include "connection/agent_session.h"
 
 #include <fmt/core.h>
 
 #include "protocol/codec.h"
 #include "transport/transport.h"
 
-namespace muster::head {
+namespace muster::connection {
 namespace {
 
 constexpr size_t kMaxStderrKept = 64 * 1024;
@@ -176,6 +176,13 @@ int64_t AgentSession::connect_limit_ms(int connect_timeout_s) const {
   return heard_anything() ? std::max(kAnsweredConnectMs, silent) : silent;
 }
 
+transport::AgentTarget agent_target(std::string node, std::string destination, const std::string& nonce,
+                                    int heartbeat_ms, int heartbeat_timeout_ms) {
+  return transport::AgentTarget{std::move(node), std::move(destination),
+                                {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
+                                 "--heartbeat-timeout-ms", std::to_string(heartbeat_timeout_ms)}};
+}
+
 void SessionWatch::sync(posix::Poller& poller, const AgentSession& session, uint64_t out_token, uint64_t err_token,
                         uint64_t in_token) {
   auto one = [&](bool& registered, int fd, bool wanted, uint32_t events, uint64_t token) {
@@ -193,4 +200,4 @@ void SessionWatch::sync(posix::Poller& poller, const AgentSession& session, uint
   one(in, session.stdin_fd(), session.wants_write(), posix::poll_writable, in_token);
 }
 
-}  // namespace muster::head
+}  // namespace muster::connection
