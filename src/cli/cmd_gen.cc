@@ -11,7 +11,7 @@
 #include <map>
 
 #include "cli/exit_codes.h"
-#include "cli/host_options.h"
+#include "cli/host_flags.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
 #include "cluster/hostlist.h"
@@ -36,7 +36,7 @@ using Files = std::vector<gen::GeneratedFile>;
 // Inputs that only the CLI sees: where the hosts come from, where the output goes, and flags in their
 // command-line form before they become GenOptions.
 struct GenFlags {
-  HostOptions hosts;
+  head::HostSelection hosts;
   std::string output;
   int node_rank = -1;
   std::vector<std::string> addresses;  // NAME=ADDR
@@ -328,7 +328,7 @@ int run_kind(const Kind& kind, const std::vector<std::string>& args) {
     return report_unknown_option(*app, options.command.front());
   }
   if (auto finished = finish_options(flags, args, options); !finished) return report_error(finished.error());
-  auto nodes = resolve_hosts(flags.hosts);
+  auto nodes = head::resolve_hosts(flags.hosts);
   if (!nodes) return report_error(nodes.error());
   cluster::RankPlan plan = cluster::make_rank_plan(*nodes);
   auto files = kind.render(plan, options);

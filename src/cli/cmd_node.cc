@@ -5,40 +5,14 @@
 #include "cli/exit_codes.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
-#include "posix/fd.h"
-#include "posix/socket.h"
 #include "doctor/bandwidth_probe.h"
 #include "doctor/gather.h"
+#include "doctor/port_check.h"
 #include "setup/node_ops.h"
 
 namespace muster::cli {
 
 namespace {
-
-// `muster node port`: the two halves of doctor's master-port check. Prints `in-use <why>` or
-// `accepted <n>` (listener), `reached` or `unreachable <why>` (the others).
-struct PortCheck {
-  int listen_port = 0;
-  int expect = 0;
-  std::string connect_host;
-  int connect_port = 0;
-  int seconds = 10;
-};
-
-int run_port_check(const PortCheck& check) {
-  if (check.listen_port > 0) {
-    auto listener = posix::listen_tcp(check.listen_port);
-    if (!listener) {
-      fmt::print("in-use {}\n", listener.error().message);
-      return 0;
-    }
-    fmt::print("accepted {}\n", posix::accept_connections(listener->get(), check.expect, check.seconds * 1000));
-    return 0;
-  }
-  auto reached = posix::connect_tcp(check.connect_host, check.connect_port, check.seconds * 1000);
-  fmt::print("{}\n", reached ? std::string("reached") : "unreachable " + reached.error().message);
-  return 0;
-}
 
 int run_bandwidth_round(const doctor::ProbeOptions& probe, bool pick_port) {
   auto out = pick_port ? doctor::pick_probe_port() : doctor::run_bandwidth_probe(probe);
@@ -74,7 +48,7 @@ int run_node(const std::vector<std::string>& args) {
   facts->add_option("--path", gather.paths, "a directory to describe and hash (repeatable)");
   facts->add_option("--resolve", gather.resolve, "a name to resolve on this node (repeatable)");
   facts->add_flag("--import-torch", gather.import_torch, "import torch (device count, NCCL): slower");
-  PortCheck port;
+  doctor::PortCheck port;
   auto* port_check = app->add_subcommand("port", "listen on a TCP port (master) or connect to one (the others)");
   port_check->add_option("--listen", port.listen_port);
   port_check->add_option("--expect", port.expect);
@@ -101,7 +75,10 @@ int run_node(const std::vector<std::string>& args) {
     }
     return run_bandwidth_round(probe, pick_port);
   }
-  if (port_check->parsed()) return run_port_check(port);
+  if (port_check->parsed()) {
+    fmt::print("{}", doctor::run_port_check(port));
+    return 0;
+  }
   if (hosts->parsed()) return setup::hosts_block_op(options);
   if (lines->parsed()) return setup::add_lines_op(options);
   if (facts->parsed()) {

@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/exit_codes.h"
-#include "cli/host_options.h"
+#include "cli/host_flags.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
 #include "cluster/hostfile.h"
@@ -12,13 +12,13 @@ namespace muster::cli {
 
 int run_plan(const std::vector<std::string>& args) {
   auto app = make_app("plan", "Print the rank plan: which global/local ranks run on which node.");
-  HostOptions hosts;
+  head::HostSelection hosts;
   add_host_options(*app, hosts);
   bool as_hostfile = false;
   app->add_flag("--hostfile-out", as_hostfile, "print the selection as a DeepSpeed hostfile instead");
   if (auto code = parse_command_line(*app, args)) return *code;
 
-  auto nodes = resolve_hosts(hosts);
+  auto nodes = head::resolve_hosts(hosts);
   if (!nodes) return report_error(nodes.error());
   if (as_hostfile) {
     std::vector<cluster::Host> selected;

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include "doctor/command_runner.h"
+#include "posix/run_commands.h"
 #include "doctor/filesystem_type.h"
 #include "doctor/nvidia_smi.h"
 #include "doctor/os_release.h"
@@ -16,6 +16,9 @@
 #include "posix/system_info.h"
 
 namespace muster::doctor {
+
+using posix::CommandOutcome;
+using posix::run_commands;
 namespace {
 
 namespace fs = std::filesystem;

@@ -1,12 +1,11 @@
-// Everything `muster launch` needs, already parsed and validated by the CLI layer.
+// What `muster launch` runs, resolved from what the user asked (launch_request.h): the rank plan, the transport,
+// the propagated environment (computed once, here), timeouts, logs. The launcher (launcher.h) only reads it.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "cluster/rank_plan.h"
-#include "head/agent_pool.h"
 #include "launch/env_policy.h"
 #include "transport/transport.h"
 
@@ -19,10 +18,9 @@ struct LaunchOptions {
   bool devices_filtered = false;     // --include/--exclude picked devices: pin CUDA_VISIBLE_DEVICES
   transport::TransportKind transport = transport::TransportKind::ssh;
   transport::SshOptions ssh;
-  std::map<std::string, std::string> head_env;  // the head's environment, for the env policy
-  EnvPolicy env_policy;
+  EnvList propagated_env;   // the user's environment every worker gets (env_policy.h), before muster's variables
   std::string cwd;          // workers' working directory on every node
-  std::string master_addr;  // empty: the address the head reached node 0 on
+  std::string master_addr;  // --master-addr; empty: see master_address.h
   int grace_ms = 5000;      // SIGTERM -> SIGKILL
   int heartbeat_ms = 1000;
   int heartbeat_timeout_ms = 5000;
@@ -37,9 +35,5 @@ struct LaunchOptions {
   bool is_tty = false;
   bool quiet = false;  // no muster notices except errors
 };
-
-// Runs the job to the end; returns the exit code of the launch (see gang.h) or an error that kept it
-// from starting (unreachable node, protocol mismatch).
-Result<int> run_launch(const LaunchOptions& options);
 
 }  // namespace muster::launch

@@ -1,8 +1,7 @@
-// The head's side of `muster launch` (see launch_options.h, gang.h, head/agent_pool.h).
-//
-// Phases of one launch:  connect all agents (AgentPool) -> pick MASTER_PORT on node 0 -> spawn every rank ->
-// run -> (first failure: terminate everyone) -> all ranks ended -> [restart] -> shut the agents down ->
-// report. The pool's poll() is the only place that waits; the gang and the log views are passive.
+// The head's side of `muster launch` (launcher.h; see also gang.h, head/agent_pool.h). The pool's poll() is the
+// only place that waits; the gang and the log views are passive.
+#include "launch/launcher.h"
+
 #include <algorithm>
 #include <csignal>
 #include <memory>
@@ -12,9 +11,10 @@
 #include "head/agent_pool.h"
 #include "launch/command_template.h"
 #include "launch/gang.h"
-#include "launch/launch_options.h"
+#include "launch/master_address.h"
 #include "launch/manifest.h"
 #include "launch/rank_env.h"
+#include "launch/worker_env.h"
 #include "logs/log_mux.h"
 #include "logs/prefix.h"
 #include "logs/rank_filter.h"
@@ -67,7 +67,7 @@ class Launcher final : public head::PoolListener {
   // the job
   void pick_port();
   void spawn_attempt();
-  std::vector<std::string> worker_env(const cluster::NodePlan& node, const cluster::RankAssignment& rank) const;
+  std::vector<std::string> spawn_env(const cluster::NodePlan& node, const cluster::RankAssignment& rank) const;
   void on_output(const protocol::Output& output);
   void on_worker_exited(const protocol::WorkerExited& exited);
   void begin_teardown(const std::string& reason);
@@ -184,30 +184,15 @@ Result<void> Launcher::open_logs() {
 // --- the job ----------------------------------------------------------------------------------------------
 
 void Launcher::pick_port() {
-  const auto& hello = pool_.hello(0);
-  if (!options_.master_addr.empty()) {
-    master_addr_ = options_.master_addr;
-  } else if (options_.transport == transport::TransportKind::local) {
-    master_addr_ = "127.0.0.1";
-  } else if (!hello.ssh_addr.empty()) {
-    master_addr_ = hello.ssh_addr;  // the address the head reached node 0 on
-  } else {
-    master_addr_ = hello.addresses.empty() ? options_.plan.nodes[0].host.name : hello.addresses[0];
-  }
+  master_addr_ = master_address(options_, &pool_.hello(0));
   phase_ = Phase::picking_port;
   pool_.send(0, protocol::PickPort{static_cast<uint32_t>(attempt_)});
 }
 
-std::vector<std::string> Launcher::worker_env(const cluster::NodePlan& node,
+std::vector<std::string> Launcher::spawn_env(const cluster::NodePlan& node,
                                               const cluster::RankAssignment& rank) const {
-  EnvList env = propagated_env(options_.head_env, options_.env_policy).value();  // validated by the CLI
-  JobInfo job{job_id_, master_addr_, master_port_, attempt_, options_.max_restarts, omp_num_threads_setting(env)};
-  EnvList muster_env =
-      options_.per_node ? per_node_rank_env(options_.plan, node, job) : rank_env(options_.plan, node, rank, job);
-  auto devices = options_.devices_filtered ? DeviceSelection::filtered : DeviceSelection::whole_node;
-  env = overlay_env(env, overlay_env(muster_env, per_node_env(node, devices)));
-  bool user_buffering = std::any_of(env.begin(), env.end(), [](auto& kv) { return kv.first == "PYTHONUNBUFFERED"; });
-  if (!user_buffering) env.emplace_back("PYTHONUNBUFFERED", "1");  // logs arrive as they are written
+  JobInfo job{job_id_, master_addr_, master_port_, attempt_, options_.max_restarts, 0};
+  EnvList env = launch::worker_env(options_, node, rank, job);
   std::vector<std::string> entries;
   for (const auto& [name, value] : env) entries.push_back(name + "=" + value);
   return entries;
@@ -227,12 +212,12 @@ void Launcher::spawn_attempt() {
                             job_id_};
       pool_.send(index, protocol::SpawnWorker{static_cast<uint32_t>(node.node_rank),
                                               expand_command(options_.command, values),
-                                              worker_env(node, node.ranks.front()), options_.cwd});
+                                              spawn_env(node, node.ranks.front()), options_.cwd});
       continue;
     }
     for (const auto& rank : node.ranks) {
       pool_.send(index, protocol::SpawnWorker{static_cast<uint32_t>(rank.global_rank), options_.command,
-                                              worker_env(node, rank), options_.cwd});
+                                              spawn_env(node, rank), options_.cwd});
     }
   }
 }
@@ -401,7 +386,7 @@ Result<int> Launcher::run() {
   }
   for (size_t node = 0; node < pool_.size(); ++node) manifest_.node_connected(static_cast<int>(node), pool_.hello(node));
   manifest_.all_connected();
-  manifest_.environment(propagated_env(options_.head_env, options_.env_policy).value());
+  manifest_.environment(options_.propagated_env);
   pick_port();
   while (phase_ != Phase::done) {
     auto signals = pool_.poll(next_timeout(posix::monotonic_ms()), *this);

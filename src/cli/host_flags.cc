@@ -1,0 +1,26 @@
+#include "cli/host_flags.h"
+
+namespace muster::cli {
+
+void add_host_options(CLI::App& app, head::HostSelection& options, bool slot_filters) {
+  app.add_option("-H,--hostfile", options.hostfile, "DeepSpeed/MPI hostfile: 'host slots=N' per line")
+      ->group("Hosts");
+  app.add_option("-w,--hosts", options.hosts, "hostlist: node[1-4],user@gpu[01-02],-node3 or ^FILE")
+      ->group("Hosts");
+  app.add_option("-x,--exclude-hosts", options.exclude_hosts, "hostlist of hosts to leave out")->group("Hosts");
+  app.add_option("--num-nodes", options.selection.num_nodes, "use only the first N nodes")->group("Hosts");
+  if (!slot_filters) return;
+  app.add_option("--include", options.selection.include, "DeepSpeed filter: host1:0,1@host2")->group("Hosts");
+  app.add_option("--exclude", options.selection.exclude, "DeepSpeed filter: host1:0@host3")->group("Hosts");
+  app.add_option("--nproc-per-node", options.selection.nproc_per_node, "workers per node (default: slots)")
+      ->group("Hosts");
+}
+
+void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot_filters) {
+  add_host_options(app, options.hosts, slot_filters);
+  app.add_option("--connect-timeout", options.connect_timeout_s, "seconds to reach a node")->group("ssh")
+      ->check(CLI::Range(1, 600));
+  app.add_option("--ssh-config", options.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->group("ssh");
+}
+
+}  // namespace muster::cli

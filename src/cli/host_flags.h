@@ -1,0 +1,19 @@
+// The flags that select hosts (-H, -w, -x, --num-nodes and the slot filters) and reach them (--connect-timeout,
+// --ssh-config), shared by the subcommands; what they fill is the head's (head/host_selection.h, head/connect.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "head/connect.h"
+#include "head/host_selection.h"
+
+namespace muster::cli {
+
+// `slot_filters` false leaves out the options about slots (--include/--exclude/--nproc-per-node), for commands
+// that act on nodes, not ranks (sync, whose --exclude is rsync's).
+void add_host_options(CLI::App& app, head::HostSelection& options, bool slot_filters = true);
+
+// The host options plus --connect-timeout and --ssh-config.
+void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot_filters = true);
+
+}  // namespace muster::cli

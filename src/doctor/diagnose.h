@@ -1,0 +1,41 @@
+// The doctor's work on a connected pool, shared by `muster doctor` and `muster launch --preflight`: every
+// node's facts (`muster node facts`), optionally the N×N ssh check, the shared-filesystem test, the master port
+// and the bandwidth test, then the cross-node checks (checks.h). Printing is the caller's.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/diagnose_bandwidth.h"
+#include "doctor/bandwidth.h"
+#include "doctor/finding.h"
+#include "head/agent_pool.h"
+#include "util/result.h"
+
+namespace muster::doctor {
+
+struct DiagnoseOptions {
+  std::string python = "python3";  // the job's interpreter
+  std::vector<std::string> paths;  // code/data directories that must be identical everywhere
+  bool ssh_matrix = true;          // node-to-node ssh, every ordered pair
+  bool shared_fs = true;           // which paths are one shared filesystem
+  bool import_torch = false;       // see doctor/python_probe.h
+  int slots_per_node = -1;
+  int master_port = 0;  // check it is free on node 0 and reachable from every node; 0: skip
+  std::optional<BandwidthOptions> bandwidth;  // measure node-to-node throughput (doctor/diagnose_bandwidth.h)
+};
+
+struct Diagnosis {
+  std::vector<Finding> findings;
+  std::optional<BandwidthResult> bandwidth;  // when measured
+};
+
+// Fails only when the facts could not be gathered at all (an interrupt); node problems are findings.
+Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::string>& names,
+                               const DiagnoseOptions& options);
+// The findings of diagnose_all.
+Result<std::vector<Finding>> diagnose(head::AgentPool& pool, const std::vector<std::string>& names,
+                                              const DiagnoseOptions& options);
+
+}  // namespace muster::doctor

@@ -1,0 +1,34 @@
+#include "doctor/run_doctor.h"
+
+#include <cstdlib>
+
+#include <fmt/core.h>
+
+#include "doctor/bandwidth_table.h"
+#include "doctor/report.h"
+#include "posix/signals.h"
+#include "posix/terminal.h"
+
+namespace muster::doctor {
+
+Result<int> run_doctor(const DoctorOptions& options) {
+  posix::SignalBlock signals;
+  std::vector<std::string> names;
+  auto pool = head::connect_pool(options.connect, names);
+  if (!pool) return pool.error();
+  auto diagnosis = diagnose_all(**pool, names, options.diagnose);
+  (*pool)->shutdown(3000);
+  if (!diagnosis) return diagnosis.error();
+  const auto& findings = diagnosis->findings;
+  if (options.json) {
+    auto report = report_json(findings, names);
+    if (diagnosis->bandwidth) report["bandwidth"] = bandwidth_json(names, *diagnosis->bandwidth);
+    fmt::print("{}\n", report.dump(2));
+  } else {
+    bool color = posix::is_terminal(1) && std::getenv("NO_COLOR") == nullptr;
+    fmt::print("{}", format_report(findings, names, color));
+  }
+  return exit_code(findings);
+}
+
+}  // namespace muster::doctor

@@ -1,0 +1,150 @@
+#include "launch/launch_request.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "doctor/diagnose.h"
+#include "doctor/report.h"
+#include "head/connect.h"
+#include "launch/launcher.h"
+#include "launch/worker_env.h"
+#include "posix/environment.h"
+#include "posix/file.h"
+#include "posix/signals.h"
+#include "posix/terminal.h"
+#include "sync_head/run_sync.h"
+#include "sync_head/sync_view.h"
+
+namespace muster::launch {
+namespace {
+
+Result<EnvList> environment_of(const LaunchRequest& request) {
+  std::map<std::string, std::string> head_env;
+  for (const auto& text : posix::current_environment()) {
+    auto eq = text.find('=');
+    if (eq != std::string::npos) head_env[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  EnvPolicy policy;
+  policy.set = request.env_set;
+  policy.extra_prefixes = request.env_prefixes;
+  policy.propagate_defaults = !request.no_default_env;
+  for (const auto& path : request.env_files) {
+    auto text = posix::read_text_file(path);
+    if (!text) return text.error();
+    policy.files.push_back({path, *text});
+  }
+  return propagated_env(head_env, policy);
+}
+
+head::ConnectOptions connect_options(const LaunchRequest& request) {
+  return head::ConnectOptions{request.hosts, request.connect_timeout_s, request.ssh_config};
+}
+
+// The job's interpreter, for the doctor's package versions: the command itself when it is a python.
+std::string job_python(const std::vector<std::string>& command) {
+  std::string program = command.front().substr(command.front().rfind('/') + 1);
+  return program.rfind("python", 0) == 0 ? command.front() : "python3";
+}
+
+// --preflight: the fast part of `muster doctor` (no N×N ssh, no shared-filesystem test). Errors stop the launch.
+Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& options) {
+  posix::SignalBlock signals;
+  std::vector<std::string> names;
+  auto pool = head::connect_pool(connect_options(request), names);
+  if (!pool) return pool.error();
+  doctor::DiagnoseOptions diagnose;
+  diagnose.python = job_python(options.command);
+  diagnose.paths = {options.cwd};
+  diagnose.ssh_matrix = false;  // the job itself needs only head -> node ssh
+  diagnose.shared_fs = false;
+  bool even = std::all_of(options.plan.nodes.begin(), options.plan.nodes.end(), [&](const cluster::NodePlan& node) {
+    return node.ranks.size() == options.plan.nodes.front().ranks.size();
+  });
+  diagnose.slots_per_node = even ? static_cast<int>(options.plan.nodes.front().ranks.size()) : -1;
+  auto findings = doctor::diagnose(**pool, names, diagnose);
+  (*pool)->shutdown(3000);
+  if (!findings) return findings.error();
+  int verdict = doctor::exit_code(*findings);
+  if (verdict == 0) {
+    if (!options.quiet) fmt::print(stderr, "muster: preflight: {} checks passed\n", findings->size());
+    return {};
+  }
+  bool color = posix::is_terminal(2) && std::getenv("NO_COLOR") == nullptr;
+  fmt::print(stderr, "{}", doctor::format_report(*findings, names, color));
+  if (verdict == 1) return {};  // warnings: the job may still run
+  return make_error(ErrorKind::remote, "launch: the preflight found errors; nothing was started (fix them, or "
+                                       "run without --preflight)");
+}
+
+// --sync DIR...: every directory made identical on the nodes before anything starts.
+Result<void> run_presync(const LaunchRequest& request, const LaunchOptions& options) {
+  for (const auto& dir : request.sync_dirs) {
+    sync_head::SyncOptions sync;
+    sync.connect = connect_options(request);
+    sync.source = dir;
+    sync.excludes = request.sync_excludes;
+    sync.quiet = true;
+    auto report = sync_head::run_sync(sync);
+    if (!report) {
+      fmt::print(stderr, "muster launch: --sync {} failed; nothing was started\n", dir);
+      return report.error();
+    }
+    if (!options.quiet) {
+      uint64_t files = 0, bytes = 0;
+      for (const auto& node : report->nodes) files += node.files_done, bytes += node.bytes_done;
+      size_t nodes = report->nodes.size();
+      fmt::print(stderr, "muster: synced {} to {} node{} ({} files, {} moved)\n", report->destination, nodes,
+                 nodes == 1 ? "" : "s", files, sync_head::format_size(bytes));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
+  LaunchOptions options = request.job;
+  auto nodes = head::resolve_hosts(request.hosts);
+  if (!nodes) return nodes.error();
+  options.plan = cluster::make_rank_plan(*nodes);
+  const auto& selection = request.hosts.selection;
+  options.devices_filtered = !selection.include.empty() || !selection.exclude.empty();
+  auto transport = head::choose_transport(request.transport, request.hosts, *nodes);
+  if (!transport) return transport.error();
+  options.transport = *transport;
+  auto env = environment_of(request);
+  if (!env) return env.error();
+  options.propagated_env = std::move(*env);
+  options.cwd = request.chdir.empty() ? std::filesystem::current_path().string() : request.chdir;
+  options.grace_ms = static_cast<int>(request.grace_s * 1000);
+  options.heartbeat_timeout_ms = static_cast<int>(request.heartbeat_timeout_s * 1000);
+  options.heartbeat_ms = std::clamp(options.heartbeat_timeout_ms / 5, 100, 1000);
+  options.ssh.connect_timeout_s = request.connect_timeout_s;
+  options.ssh.extra_options = request.ssh_options;
+  options.ssh.multiplex = !request.no_multiplex;
+  options.ssh.config_file = request.ssh_config;
+  options.is_tty = posix::is_terminal(1);
+  options.color = options.is_tty && std::getenv("NO_COLOR") == nullptr;
+  return options;
+}
+
+Result<int> run_launch_request(const LaunchRequest& request) {
+  auto options = resolve_launch(request);
+  if (!options) return options.error();
+  if (request.print_env) {
+    fmt::print("{}", format_worker_envs(*options));
+    return 0;
+  }
+  if (!request.sync_dirs.empty()) {
+    if (auto synced = run_presync(request, *options); !synced) return synced.error();
+  }
+  if (request.preflight) {
+    if (auto checked = run_preflight(request, *options); !checked) return checked.error();
+  }
+  return run_launch(*options);
+}
+
+}  // namespace muster::launch

@@ -1,0 +1,38 @@
+// `muster launch` as the user asks for it: the flags, before anything is resolved. resolve_launch() turns it into
+// the LaunchOptions the launcher runs (hosts -> rank plan, transport, env files read and the propagated
+// environment computed once); run_launch_request() is the whole command: --print-env, --sync, --preflight, then
+// the job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "head/host_selection.h"
+#include "launch/launch_options.h"
+#include "util/result.h"
+
+namespace muster::launch {
+
+struct LaunchRequest {
+  LaunchOptions job;  // what the flags set directly: command, per_node, master_addr, run_dir, job_id, output, ...
+  head::HostSelection hosts;
+  std::string transport = "auto";  // auto, ssh, slurm, local (head/connect.h)
+  std::vector<std::string> env_set, env_files, env_prefixes;
+  bool no_default_env = false;
+  bool print_env = false;  // print each rank's environment and exit
+  bool preflight = false;  // the fast part of `muster doctor` first; nothing starts on errors
+  std::vector<std::string> sync_dirs, sync_excludes;  // `muster sync` each dir first
+  std::string chdir;       // empty: the current directory
+  double grace_s = 5, heartbeat_timeout_s = 5;
+  int connect_timeout_s = 10;
+  std::vector<std::string> ssh_options;
+  std::string ssh_config;
+  bool no_multiplex = false;
+};
+
+Result<LaunchOptions> resolve_launch(const LaunchRequest& request);
+
+// The exit code of the launch (the job's: gang.h), or an error that kept it from starting.
+Result<int> run_launch_request(const LaunchRequest& request);
+
+}  // namespace muster::launch

@@ -1,0 +1,47 @@
+#include "launch/worker_env.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "launch/master_address.h"
+
+namespace muster::launch {
+
+EnvList worker_env(const LaunchOptions& options, const cluster::NodePlan& node, const cluster::RankAssignment& rank,
+                   JobInfo job) {
+  const EnvList& propagated = options.propagated_env;
+  job.omp_num_threads = omp_num_threads_setting(propagated);
+  EnvList muster_env =
+      options.per_node ? per_node_rank_env(options.plan, node, job) : rank_env(options.plan, node, rank, job);
+  auto devices = options.devices_filtered ? DeviceSelection::filtered : DeviceSelection::whole_node;
+  EnvList env = overlay_env(propagated, overlay_env(muster_env, per_node_env(node, devices)));
+  bool user_buffering = std::any_of(env.begin(), env.end(), [](auto& kv) { return kv.first == "PYTHONUNBUFFERED"; });
+  if (!user_buffering) env.emplace_back("PYTHONUNBUFFERED", "1");
+  return env;
+}
+
+std::string format_worker_envs(const LaunchOptions& options) {
+  JobInfo job{"<job id>", master_address(options, nullptr), 0, 0, options.max_restarts, 0};
+  std::vector<EnvListing> listings;
+  for (const auto& node : options.plan.nodes) {
+    std::vector<std::pair<std::string, EnvList>> processes;
+    if (options.per_node) {
+      processes.emplace_back("node process", worker_env(options, node, node.ranks.front(), job));
+    } else {
+      for (const auto& rank : node.ranks) {
+        processes.emplace_back(fmt::format("rank {}", rank.global_rank), worker_env(options, node, rank, job));
+      }
+    }
+    listings.push_back(make_env_listing(fmt::format("node {} ({})", node.node_rank, node.host.name), processes));
+  }
+  std::string text = format_env_listing(listings);
+  if (options.transport == transport::TransportKind::local) {
+    text += "# local transport: workers also inherit this machine's environment (as torchrun's do);\n"
+            "# the list above is what muster sets or propagates, and all that travels to remote nodes.\n";
+  }
+  text += "# MASTER_PORT is picked free on node 0 when the job starts.\n";
+  return text;
+}
+
+}  // namespace muster::launch

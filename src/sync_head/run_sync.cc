@@ -1,0 +1,122 @@
+#include "sync_head/run_sync.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "posix/file.h"
+#include "posix/signals.h"
+#include "posix/terminal.h"
+#include "sync_head/sync_view.h"
+
+namespace muster::sync_head {
+namespace {
+
+std::string absolute_dir(const std::string& path) {
+  std::string text = std::filesystem::absolute(path).lexically_normal().string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
+Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std::string>& names,
+                                    const SyncRequest& request, bool verbose) {
+  bool live = posix::is_terminal(2) && !request.dry_run;
+  bool drew = false;
+  ProgressCallback progress;
+  if (live) {
+    progress = [&](const SyncProgress& p) {
+      posix::write_stderr("\r\033[K" + format_progress(p, names));
+      drew = true;
+    };
+  }
+  auto report = sync_to_nodes(pool, request, progress);
+  if (drew) posix::write_stderr("\r\033[K");
+  if (!report) return report.error();
+  if (request.dry_run) {
+    fmt::print("{}", format_dry_run(*report, names, request.source, request.destination));
+  } else if (verbose || !report->ok()) {
+    fmt::print("{}", format_summary(*report, names, request.source, request.destination));
+  }
+  std::fflush(stdout);
+  if (!report->ok()) {
+    size_t failed = 0;
+    for (const auto& node : report->nodes) failed += node.ok() ? 0 : 1;
+    return make_error(ErrorKind::remote, "sync to {} of {} nodes failed (see above); re-run to finish, files "
+                                         "already verified are not sent again", failed, names.size());
+  }
+  return report;
+}
+
+}  // namespace
+
+Result<SyncRequest> make_sync_request(const SyncOptions& flags) {
+  SyncRequest request;
+  if (flags.source.empty()) return make_error(ErrorKind::usage, "muster sync: which directory? (muster sync DIR)");
+  request.source = absolute_dir(flags.source);
+  if (!std::filesystem::is_directory(request.source)) {
+    return make_error(ErrorKind::usage, "muster sync: {} is not a directory", request.source);
+  }
+  if (!flags.to.empty() && flags.to[0] != '/') {
+    return make_error(ErrorKind::usage, "muster sync: --to {} must be an absolute path (it is the same on every node)",
+                      flags.to);
+  }
+  request.destination = flags.to.empty() ? request.source : absolute_dir(flags.to);
+  if (request.destination == "/") return make_error(ErrorKind::usage, "muster sync: refusing to sync into /");
+  for (const auto& pattern : flags.excludes) {
+    if (auto added = request.rules.add(pattern); !added) return added.error();
+  }
+  for (const auto& file : flags.exclude_from) {
+    auto text = posix::read_text_file(file);
+    if (!text) return text.error();
+    if (auto added = request.rules.add_file_text(*text, "", file); !added) return added.error();
+  }
+  request.delete_extraneous = flags.delete_extraneous;
+  request.dry_run = flags.dry_run;
+  request.compress = !flags.no_compress;
+  return request;
+}
+
+Result<SyncReport> run_sync(const SyncOptions& options) {
+  auto made = make_sync_request(options);
+  if (!made) return made.error();
+  SyncRequest& request = *made;
+  const head::ConnectOptions& pool_flags = options.connect;
+  const std::string& fanout = options.fanout;
+  bool verbose = !options.quiet;
+  posix::SignalBlock signals;
+  head::TransportKind transport;
+  auto nodes = head::select_pool_nodes(pool_flags, transport);
+  if (!nodes) return nodes.error();
+  std::vector<std::string> names;
+  for (const auto& node : *nodes) names.push_back(node.name);
+  bool chain = fanout == "chain" || (fanout == "auto" && nodes->size() >= 3);
+  if (chain && transport != head::TransportKind::ssh) {
+    if (fanout == "chain") {
+      return make_error(ErrorKind::usage, "--fanout chain needs nodes reached over ssh (they ssh to each other)");
+    }
+    chain = false;
+  }
+  request.connect_timeout_s = pool_flags.connect_timeout_s;
+  if (chain) {
+    request.chain.assign(nodes->begin() + 1, nodes->end());
+    auto pool = head::connect_nodes(pool_flags, {nodes->front()}, transport);
+    if (!pool) return pool.error();
+    auto report = run_sync_on_pool(**pool, names, request, verbose);
+    (*pool)->shutdown(3000);
+    if (report || report.error().kind != ErrorKind::unreachable || fanout == "chain" ||
+        report.error().message.rfind("relay chain:", 0) != 0) {
+      return report;
+    }
+    fmt::print(stderr, "muster sync: cannot relay node to node ({}); sending from here to every node instead "
+                       "(`muster setup ssh` lets the nodes reach each other)\n", report.error().message);
+    request.chain.clear();
+  }
+  auto pool = head::connect_nodes(pool_flags, *nodes, transport);
+  if (!pool) return pool.error();
+  auto report = run_sync_on_pool(**pool, names, request, verbose);
+  (*pool)->shutdown(3000);
+  return report;
+}
+
+}  // namespace muster::sync_head

@@ -1,0 +1,36 @@
+// `muster sync` as the user asks for it (the flags' options), turned into a SyncRequest and run: connects to the
+// selected nodes (only the first one for a relay chain, whose other agents the chain starts), syncs with a
+// progress line on a terminal (stderr) and the summary or dry-run listing (stdout), and shuts the agents down.
+// The entry point of `muster sync`, and of `muster launch --sync` before a job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "head/connect.h"
+#include "sync_head/sync_push.h"
+#include "util/result.h"
+
+namespace muster::sync_head {
+
+struct SyncOptions {
+  head::ConnectOptions connect;
+  std::string source;
+  std::string to;  // empty: the source's absolute path
+  std::vector<std::string> excludes;
+  std::vector<std::string> exclude_from;
+  bool delete_extraneous = false;
+  bool dry_run = false;
+  bool no_compress = false;
+  bool quiet = false;           // no summary when every node ends up identical
+  std::string fanout = "auto";  // star, chain, or auto (chain from 3 ssh nodes on, star if it cannot be built)
+};
+
+// Absolute, normalized paths; exclude patterns and files parsed (errors name the file and line).
+Result<SyncRequest> make_sync_request(const SyncOptions& options);
+
+// With fanout `auto`, a chain that cannot be built (nodes that cannot ssh to each other) falls back to a star,
+// saying so on stderr. Fails when any node's copy is not identical (after printing the summary).
+Result<SyncReport> run_sync(const SyncOptions& options);
+
+}  // namespace muster::sync_head

@@ -1,0 +1,443 @@
+#include "sync_head/sync_push.h"
+
+#include <algorithm>
+#include <csignal>
+#include <unordered_set>
+
+#include <fmt/core.h>
+
+#include "posix/clock.h"
+#include "posix/file.h"
+#include "protocol/codec.h"
+#include "protocol/hops.h"
+#include "sync/flow_window.h"
+#include "sync/hash_cache.h"
+#include "sync/manifest.h"
+#include "sync/zstd_codec.h"
+
+namespace muster::sync_head {
+namespace {
+
+using namespace muster::protocol;
+
+constexpr uint32_t kSession = 1;
+constexpr size_t kChunk = 256u << 10;         // file bytes per SyncData frame
+constexpr size_t kMinCompressible = 4096;    // smaller chunks go raw
+constexpr size_t kMaxFileErrors = 5;         // per node, in the report
+constexpr int64_t kProgressEveryMs = 250;
+
+struct NodeState {
+  bool hello = false;  // chain: the node's agent answered through the relay
+  std::vector<sync::Entry> manifest;
+  bool have_manifest = false;
+  bool committed = false;
+  bool failed = false;  // lost or a fatal error: nothing more is sent to it
+  std::unordered_set<std::string> wanted;  // paths of plan.send
+  std::unordered_set<uint32_t> failed_files;
+  uint64_t sent = 0, acked = 0;  // raw bytes of file data, for the window
+  sync::FlowWindow window;
+  uint64_t total = 0;
+  std::vector<uint64_t> file_sent, file_acked;  // by file id
+};
+
+class Pusher final : public head::PoolListener {
+ public:
+  Pusher(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress)
+      : pool_(pool),
+        request_(request),
+        progress_(progress),
+        chain_(!request.chain.empty()),
+        nodes_(chain_ ? 1 + request.chain.size() : pool.size()) {
+    report_.nodes.resize(nodes_.size());
+    report_.chain = chain_;
+    report_.destination = request.destination;
+  }
+
+  Result<SyncReport> run();
+
+  void on_message(size_t node, const AgentMessage& message) override;
+  void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
+    std::string text = fmt::format("node lost: {}{}", why, diagnostics.empty() ? "" : " (" + diagnostics + ")");
+    // On a chain the pool's only node carries all the others: they are lost with it.
+    cut_from(node, chain_ ? nodes_.size() : node + 1, text);
+  }
+
+ private:
+  Result<void> pump(int timeout_ms);
+  template <typename Done>
+  Result<void> wait_until(Done done);
+  void fail_node(size_t node, const std::string& why);
+  // Nodes [first, end) fail: `first` for `why`, the others as behind it on the chain.
+  void cut_from(size_t first, size_t end, const std::string& why);
+  std::string node_name(size_t node) const { return chain_ && node > 0 ? request_.chain[node - 1].name : pool_.name(node); }
+  bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(chain_ ? 0 : node); }
+  void on_node_message(size_t node, const AgentMessage& message);
+  void send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame);
+  void send_to_node(size_t node, const HeadMessage& message) { send_to_nodes({node}, encode(message)); }
+  Result<void> open_chain();
+  std::vector<size_t> all_nodes() const {
+    std::vector<size_t> all(nodes_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
+  void acked(size_t node, uint32_t file, uint64_t bytes);
+  Result<void> send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets);
+  void send_to(const std::vector<size_t>& targets, uint32_t id, const std::string& frame, uint64_t raw);
+  void report_progress(bool force);
+
+  head::AgentPool& pool_;
+  const SyncRequest& request_;
+  const ProgressCallback& progress_;
+  bool chain_;
+  std::vector<NodeState> nodes_;
+  SyncReport report_;
+  int64_t transfer_start_ms_ = 0;
+  int64_t last_progress_ms_ = 0;
+  sync::ZstdCompressor zstd_;
+
+ public:
+};
+
+void Pusher::fail_node(size_t node, const std::string& why) {
+  auto& state = nodes_[node];
+  if (state.failed) return;
+  state.failed = true;
+  if (report_.nodes[node].error.empty()) report_.nodes[node].error = why;
+}
+
+void Pusher::cut_from(size_t first, size_t end, const std::string& why) {
+  for (size_t n = first; n < end; ++n) {
+    fail_node(n, n == first ? why : fmt::format("behind {} on the relay chain: {}", node_name(first), why));
+    nodes_[n].have_manifest = true;
+  }
+}
+
+void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
+  auto& state = nodes_[node];
+  if (file >= state.file_acked.size()) return;
+  uint64_t& was = state.file_acked[file];
+  if (bytes > was) {
+    state.acked += bytes - was;
+    was = bytes;
+    state.window.on_acked(state.acked, posix::monotonic_ms());
+  }
+}
+
+// Star: one frame per node. Chain: the pool's only agent gets one Relay for all of them (a plain frame when it
+// is for the first node alone).
+void Pusher::send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame) {
+  if (!chain_) {
+    for (size_t node : nodes) pool_.queue_frame(node, frame);
+    return;
+  }
+  if (nodes.size() == 1 && nodes[0] == 0) return pool_.queue_frame(0, frame);
+  std::vector<uint32_t> hops(nodes.begin(), nodes.end());
+  pool_.queue_frame(0, protocol::encode_relay_header(protocol::hop_mask(hops), frame.size()));
+  pool_.queue_frame(0, frame);
+}
+
+void Pusher::on_message(size_t node, const AgentMessage& message) {
+  const auto* relayed = std::get_if<Relayed>(&message);
+  if (!chain_ || !relayed) return on_node_message(node, message);
+  size_t hop = relayed->hop;
+  if (hop >= nodes_.size()) return;
+  auto inner = decode_agent_frame(relayed->frame);
+  if (!inner) return fail_node(hop, "bad frame through the relay: " + inner.error().message);
+  if (!*inner) return;
+  if (std::holds_alternative<Hello>(**inner)) {
+    nodes_[hop].hello = true;
+  } else if (const auto* error = std::get_if<AgentError>(&**inner)) {
+    // A relay that failed at `hop` (or an agent there that gave up) cuts the chain there.
+    cut_from(hop, nodes_.size(), error->message);
+  } else {
+    on_node_message(hop, **inner);
+  }
+}
+
+Result<void> Pusher::open_chain() {
+  RelayOpen open;
+  for (const auto& node : request_.chain) {
+    open.destinations.push_back(node.destination);
+    open.names.push_back(node.name);
+  }
+  open.connect_timeout_s = static_cast<uint32_t>(request_.connect_timeout_s);
+  pool_.send(0, open);
+  nodes_[0].hello = true;
+  // Each hop bounds its own child's start; this bounds the whole chain in case a hop says nothing.
+  int64_t deadline = posix::monotonic_ms() + 30'000 + static_cast<int64_t>(request_.chain.size()) *
+                                                          (request_.connect_timeout_s * 1000 + 2000);
+  auto waited = wait_until([&] {
+    return posix::monotonic_ms() > deadline || std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) {
+             return s.hello || s.failed;
+           });
+  });
+  if (!waited) return waited;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].hello) continue;
+    std::string why = report_.nodes[n].error.empty() ? "no answer through the relay chain" : report_.nodes[n].error;
+    return make_error(ErrorKind::unreachable, "relay chain: {}: {}", node_name(n), why);
+  }
+  return {};
+}
+
+void Pusher::on_node_message(size_t node, const AgentMessage& message) {
+  auto& state = nodes_[node];
+  auto& out = report_.nodes[node];
+  if (const auto* part = std::get_if<SyncManifest>(&message)) {
+    if (!part->error.empty()) {
+      fail_node(node, part->error);
+      state.have_manifest = true;
+      return;
+    }
+    auto entries = sync::decode_entries(part->entries, sync::SymlinkTargets::any);
+    if (!entries) {
+      fail_node(node, "bad manifest from the node: " + entries.error().message);
+      state.have_manifest = true;
+      return;
+    }
+    state.manifest.insert(state.manifest.end(), entries->begin(), entries->end());
+    if (part->last) state.have_manifest = true;
+  } else if (const auto* ack = std::get_if<SyncAck>(&message)) {
+    if (ack->state == SyncAckState::failed) {
+      state.failed_files.insert(ack->file);
+      if (ack->file < state.file_sent.size()) acked(node, ack->file, state.file_sent[ack->file]);
+      if (out.file_errors.size() < kMaxFileErrors) out.file_errors.push_back(ack->error);
+      else if (out.file_errors.size() == kMaxFileErrors) out.file_errors.push_back("(more files failed)");
+      return;
+    }
+    acked(node, ack->file, ack->bytes);
+    if (ack->state == SyncAckState::done) {
+      ++out.files_done;
+      out.bytes_done += ack->bytes;
+    }
+  } else if (const auto* step = std::get_if<SyncStepDone>(&message)) {
+    if (!step->error.empty()) fail_node(node, step->error);
+    if (step->step == SyncStep::commit) {
+      state.committed = true;
+      out.finished_ms = posix::monotonic_ms() - transfer_start_ms_;
+    }
+  } else if (const auto* error = std::get_if<AgentError>(&message)) {
+    fail_node(node, "agent error: " + error->message);
+  }
+}
+
+Result<void> Pusher::pump(int timeout_ms) {
+  auto signals = pool_.poll(timeout_ms, *this);
+  if (!signals) return signals.error();
+  for (int signal : *signals) {
+    if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) {
+      return make_error(ErrorKind::interrupted, "sync interrupted; no destination file is left half-written, "
+                                                "run it again to finish");
+    }
+  }
+  report_progress(false);
+  return {};
+}
+
+template <typename Done>
+Result<void> Pusher::wait_until(Done done) {
+  // Bounded by the pool: a silent node is declared lost after the heartbeat timeout, which ends its wait.
+  while (!done()) {
+    if (auto pumped = pump(100); !pumped) return pumped;
+  }
+  return {};
+}
+
+void Pusher::report_progress(bool force) {
+  if (!progress_ || transfer_start_ms_ == 0) return;
+  int64_t now = posix::monotonic_ms();
+  if (!force && now - last_progress_ms_ < kProgressEveryMs) return;
+  last_progress_ms_ = now;
+  SyncProgress p;
+  p.elapsed_ms = now - transfer_start_ms_;
+  for (const auto& state : nodes_) {
+    p.node_total.push_back(state.total);
+    p.node_done.push_back(std::min(state.acked, state.total));
+    p.total_bytes += state.total;
+  }
+  progress_(p);
+}
+
+void Pusher::send_to(const std::vector<size_t>& targets, uint32_t id, const std::string& frame, uint64_t raw) {
+  std::vector<size_t> live;
+  for (size_t node : targets) {
+    auto& state = nodes_[node];
+    if (!active(node) || state.failed_files.count(id)) continue;
+    live.push_back(node);
+    state.sent += raw;
+    state.file_sent[id] += raw;
+    report_.nodes[node].wire_bytes += frame.size();
+  }
+  if (live.empty()) return;
+  send_to_nodes(live, frame);
+  report_.head_wire_bytes += chain_ ? frame.size() : frame.size() * live.size();
+}
+
+Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets) {
+  std::string path = request_.source + "/" + entry.path;
+  auto fd = posix::open_read(path, true);
+  std::string read_error;
+  if (!fd) read_error = fd.error().message;
+  send_to(targets, id, encode(HeadMessage{SyncFile{kSession, id, entry.path, entry.size, entry.mode, entry.mtime_ns,
+                                                   entry.hash}}),
+          0);
+  bool try_compress = request_.compress;
+  std::string chunk(kChunk, '\0'), packed;
+  uint64_t offset = 0;
+  while (offset < entry.size) {
+    // Window: the slowest target sets the pace; a lost node leaves `active` and stops holding it back.
+    auto waited = wait_until([&] {
+      return std::all_of(targets.begin(), targets.end(), [&](size_t node) {
+        return !active(node) || nodes_[node].sent - nodes_[node].acked < nodes_[node].window.bytes();
+      });
+    });
+    if (!waited) return waited;
+    if (std::none_of(targets.begin(), targets.end(), [&](size_t n) { return active(n) && !nodes_[n].failed_files.count(id); })) {
+      break;
+    }
+    size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, entry.size - offset));
+    size_t got = 0;
+    if (read_error.empty()) {
+      auto read = posix::read_full(fd->get(), std::span<char>(chunk.data(), want));
+      if (read) got = *read;
+      else read_error = read.error().message;
+    }
+    // A file that shrank or cannot be read is padded: the nodes' hash check then refuses it, so nothing torn
+    // is ever renamed into place, and the report says why.
+    std::fill(chunk.begin() + static_cast<ptrdiff_t>(got), chunk.begin() + static_cast<ptrdiff_t>(want), '\0');
+    if (got < want && read_error.empty()) read_error = "the file shrank while it was read";
+    std::string_view raw(chunk.data(), want);
+    SyncData data{kSession, id, SyncCodec::raw, static_cast<uint32_t>(want), {}};
+    if (try_compress && want >= kMinCompressible) {
+      if (zstd_.compress_if_smaller(raw, packed)) {
+        data.codec = SyncCodec::zstd;
+        data.bytes = packed;
+      } else {
+        try_compress = false;  // incompressible content (weights, archives): stop trying for this file
+      }
+    }
+    if (data.codec == SyncCodec::raw) data.bytes.assign(raw);
+    report_.unique_bytes += want;
+    send_to(targets, id, encode(HeadMessage{data}), want);
+    offset += want;
+  }
+  if (!read_error.empty()) {
+    for (size_t node : targets) {
+      auto& errors = report_.nodes[node].file_errors;
+      if (errors.size() < kMaxFileErrors) errors.push_back(fmt::format("{}: {}", path, read_error));
+    }
+  }
+  return {};
+}
+
+// The wire form wants entries in path order (the receiver orders what must be ordered otherwise).
+std::string encode_sorted(std::vector<sync::Entry> entries) {
+  std::sort(entries.begin(), entries.end(), [](const sync::Entry& a, const sync::Entry& b) { return a.path < b.path; });
+  return sync::encode_entries(entries);
+}
+
+Result<void> check_source_safe(const sync::Manifest& manifest, const std::string& source) {
+  for (const auto& entry : manifest.entries) {
+    if (entry.kind == sync::EntryKind::symlink && !sync::is_safe_symlink(entry.path, entry.target)) {
+      return make_error(ErrorKind::usage,
+                        "{}/{} -> {} points outside the synced directory; a copy would not be the same on the "
+                        "nodes. Replace it with a relative link inside, or leave it out with --exclude '{}'",
+                        source, entry.path, entry.target, entry.path);
+    }
+  }
+  return {};
+}
+
+Result<SyncReport> Pusher::run() {
+  int64_t start = posix::monotonic_ms();
+  if (::access(request_.source.c_str(), F_OK) != 0) {
+    return make_error(ErrorKind::usage, "{}: no such directory", request_.source);
+  }
+  auto cache = sync::HashCache::load(sync::HashCache::path_for(request_.source, request_.cache_dir));
+  auto source = sync::scan_tree(request_.source, request_.rules, &cache);
+  if (!source) return source.error();
+  if (auto safe = check_source_safe(*source, request_.source); !safe) return safe.error();
+  cache.forget_unused();
+  (void)cache.save();  // a cache that cannot be written only costs time next run
+  report_.hashed_bytes = source->hashed_bytes;
+  report_.source_entries = source->entries.size();
+  for (const auto& entry : source->entries) {
+    if (entry.kind != sync::EntryKind::file) continue;
+    ++report_.source_files;
+    report_.source_bytes += entry.size;
+  }
+
+  if (chain_) {
+    if (auto opened = open_chain(); !opened) return opened.error();
+  }
+  uint8_t flags = request_.dry_run ? kSyncDryRun : 0;
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
+  }
+  send_to_nodes(all_nodes(), encode(HeadMessage{SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags}}));
+  if (auto waited = wait_until([&] {
+        return std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) { return s.have_manifest; });
+      });
+      !waited) {
+    return waited.error();
+  }
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    auto& state = nodes_[node];
+    if (state.failed) continue;
+    sync::Manifest destination;
+    destination.entries = std::move(state.manifest);
+    report_.nodes[node].plan = sync::plan_sync(*source, destination, request_.delete_extraneous);
+    const auto& plan = report_.nodes[node].plan;
+    state.total = plan.send_bytes;
+    for (const auto& entry : plan.send) state.wanted.insert(entry.path);
+  }
+  report_.scan_ms = posix::monotonic_ms() - start;
+  if (request_.dry_run) return std::move(report_);
+
+  transfer_start_ms_ = posix::monotonic_ms();
+  std::vector<size_t> busy;  // nodes with something to do
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    const auto& plan = report_.nodes[node].plan;
+    if (nodes_[node].failed || plan.empty()) continue;
+    busy.push_back(node);
+    nodes_[node].file_sent.assign(source->entries.size() + 1, 0);
+    nodes_[node].file_acked.assign(source->entries.size() + 1, 0);
+    send_to_node(node, SyncPrepare{kSession, plan.remove, encode_sorted(plan.make_dirs)});
+  }
+  for (size_t index = 0; index < source->entries.size(); ++index) {
+    const auto& entry = source->entries[index];
+    if (entry.kind != sync::EntryKind::file) continue;
+    std::vector<size_t> targets;
+    for (size_t node : busy) {
+      if (active(node) && nodes_[node].wanted.count(entry.path)) targets.push_back(node);
+    }
+    if (targets.empty()) continue;
+    if (auto sent = send_file(static_cast<uint32_t>(index + 1), entry, targets); !sent) return sent.error();
+  }
+  for (size_t node : busy) {
+    const auto& plan = report_.nodes[node].plan;
+    send_to_node(node, SyncCommit{kSession, encode_sorted(plan.links), encode_sorted(plan.touch),
+                                  encode_sorted(plan.dir_meta)});
+  }
+  if (auto waited = wait_until([&] {
+        return std::all_of(busy.begin(), busy.end(), [&](size_t n) { return !active(n) || nodes_[n].committed; });
+      });
+      !waited) {
+    return waited.error();
+  }
+  report_.transfer_ms = posix::monotonic_ms() - transfer_start_ms_;
+  report_progress(true);
+  return std::move(report_);
+}
+
+}  // namespace
+
+bool SyncReport::ok() const {
+  return std::all_of(nodes.begin(), nodes.end(), [](const NodeSyncReport& n) { return n.ok(); });
+}
+
+Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress) {
+  return Pusher(pool, request, progress).run();
+}
+
+}  // namespace muster::sync_head

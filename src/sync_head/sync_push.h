@@ -1,0 +1,80 @@
+// `muster sync` from the head's side: makes a directory tree identical at one path on every node of a pool
+// (docs/agent-protocol.md section 6; the node side is sync/receiver.h).
+//
+// 1. Scans the source (exclude rules, hash cache) and asks every agent for its destination's manifest.
+// 2. Plans each node (sync/plan.h). A dry run stops here.
+// 3. Streams every file that some node needs once from disk, to all the nodes that need it, in chunks
+//    (zstd-compressed when that pays), with a per-node window of unacknowledged bytes (sync/flow_window.h) so
+//    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before
+//    renaming it into place.
+// 4. Commits (symlinks, metadata, directory times) and collects per-node results.
+// A node that is lost or reports an error does not stop the others; its report says what happened (on a chain,
+// a lost node takes the nodes after it along).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "head/agent_pool.h"
+#include "sync/exclude.h"
+#include "sync/plan.h"
+
+namespace muster::sync_head {
+
+struct SyncRequest {
+  std::string source;       // absolute local directory
+  std::string destination;  // absolute directory on every node
+  sync::ExcludeRules rules;
+  bool delete_extraneous = false;
+  bool dry_run = false;
+  bool compress = true;
+  std::string cache_dir;            // hash cache of the source (empty: default)
+  // Relay chain: when not empty, the pool holds only the first node and these are the nodes after it, reached
+  // through the chain (node 1's agent starts node 2's over ssh from node 1, and so on). Every file then leaves
+  // the head once and crosses each link once. Empty: the head sends to every node of the pool itself (star).
+  std::vector<head::PoolNode> chain;
+  int connect_timeout_s = 10;  // per hop of the chain
+};
+
+struct NodeSyncReport {
+  std::string error;        // empty: the node's copy is identical to the source
+  std::vector<std::string> file_errors;  // files that failed (at most a few are kept)
+  sync::SyncPlan plan;      // what was (or, in a dry run, would be) done
+  uint64_t files_done = 0;  // files written and verified
+  uint64_t bytes_done = 0;  // their bytes
+  uint64_t wire_bytes = 0;  // bytes of file data sent to this node (after compression)
+  int64_t finished_ms = 0;  // since the start of the transfer
+  bool ok() const { return error.empty() && file_errors.empty(); }
+};
+
+struct SyncReport {
+  std::string destination;  // the request's
+  uint64_t source_entries = 0, source_files = 0, source_bytes = 0;
+  uint64_t hashed_bytes = 0;  // source bytes read to hash (0 when the cache knew every file)
+  int64_t scan_ms = 0;        // source scan + destination manifests
+  int64_t transfer_ms = 0;    // first file byte to last commit
+  uint64_t unique_bytes = 0;  // bytes read from the source to send (each file once, whatever the node count)
+  uint64_t head_wire_bytes = 0;  // file data the head wrote to its connections (star: once per node; chain: once)
+  bool chain = false;
+  std::vector<NodeSyncReport> nodes;
+  bool ok() const;
+};
+
+// What the progress display needs, sampled during the transfer.
+struct SyncProgress {
+  uint64_t total_bytes = 0;           // sum over nodes of the bytes each must receive
+  std::vector<uint64_t> node_total;   // per node
+  std::vector<uint64_t> node_done;    // per node, acknowledged
+  int64_t elapsed_ms = 0;
+};
+
+using ProgressCallback = std::function<void(const SyncProgress&)>;
+
+// Fails only for the head's own reasons (source unreadable or unsafe, interrupted) or when a relay chain cannot
+// be built (ErrorKind::unreachable, naming the hop: the caller may fall back to a star); node problems are in
+// the report. Reports are in node order: the pool's nodes, then the chain's. `progress` (may be empty) is called a few times per second during the transfer and once at the end.
+Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress);
+
+}  // namespace muster::sync_head
