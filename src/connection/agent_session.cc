@@ -27,7 +27,7 @@ AgentSession::AgentSession(std::string node, transport::AgentProcess process, co
       started_ms_(now_ms),
       last_heard_ms_(now_ms) {
   for (const posix::Fd* fd : {&process_.to_agent, &process_.from_agent, &process_.agent_stderr}) {
-    (void)posix::set_nonblocking(fd->get());  // the launcher's loop must never block on one node
+    (void)posix::set_nonblocking(fd->get());  // the owner's loop must never block on one node
   }
 }
 

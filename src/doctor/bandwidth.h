@@ -1,6 +1,6 @@
 // The model of `muster doctor --bandwidth`: which directed links are measured in which round, what one
 // measurement is (the line `muster node bw` prints for the link it sent on), and everything measured, with each
-// node's interface as its facts report it. Pure: the head drives the rounds (cli/diagnose_bandwidth.cc), the
+// node's interface as its facts report it. Pure: the head drives the rounds (diagnose_bandwidth.cc), the
 // node side is bandwidth_probe.h, the verdict bandwidth_check.h, the presentation bandwidth_table.h.
 #pragma once
 

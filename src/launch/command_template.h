@@ -1,6 +1,6 @@
 // Per-node mode's command template: the user's own launcher command (torchrun, deepspeed, accelerate launch),
 // run once per node with that node's values put into it, e.g.
-//   muster run --per-node -- torchrun --nnodes {nnodes} --node-rank {node_rank}
+//   muster launch --per-node -- torchrun --nnodes {nnodes} --node-rank {node_rank}
 //       --master-addr {master_addr} --master-port {master_port} --nproc-per-node {nproc_per_node} train.py
 // Substitution is per argv element, never through a shell: a value cannot split an argument or inject shell
 // syntax, and the rest of every element is passed on byte for byte. Pure.

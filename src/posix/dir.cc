@@ -1,7 +1,5 @@
 #include "posix/dir.h"
 
-#include "posix/file_stat.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,10 +10,10 @@
 #include <cstring>
 #include <memory>
 
+#include "posix/file_stat.h"
+
 namespace muster::posix {
 namespace {
-
-Error sys_error(int code) { return Error{ErrorKind::io, std::strerror(code), code}; }
 
 int flags_for(DirOpen how) {
   int flags = O_DIRECTORY | O_CLOEXEC | (how.search_only ? O_PATH : O_RDONLY);
@@ -35,6 +33,19 @@ struct DirCloser {
 };
 
 }  // namespace
+
+Error sys_error(int code) { return Error{ErrorKind::io, std::strerror(code), code}; }
+
+MtimeOnly::MtimeOnly(int64_t mtime_ns) {
+  times[0].tv_sec = 0;
+  times[0].tv_nsec = UTIME_OMIT;
+  times[1].tv_sec = mtime_ns / 1'000'000'000;
+  times[1].tv_nsec = mtime_ns % 1'000'000'000;
+  if (times[1].tv_nsec < 0) {
+    times[1].tv_nsec += 1'000'000'000;
+    times[1].tv_sec -= 1;
+  }
+}
 
 FileStat file_stat_of(const struct stat& st) {
   FileStat out;
@@ -162,16 +173,8 @@ Result<void> Dir::chmod(const std::string& name, uint32_t mode) const {
 }
 
 Result<void> Dir::set_mtime(const std::string& name, int64_t mtime_ns) const {
-  struct timespec times[2];
-  times[0].tv_sec = 0;
-  times[0].tv_nsec = UTIME_OMIT;
-  times[1].tv_sec = mtime_ns / 1'000'000'000;
-  times[1].tv_nsec = mtime_ns % 1'000'000'000;
-  if (times[1].tv_nsec < 0) {
-    times[1].tv_nsec += 1'000'000'000;
-    times[1].tv_sec -= 1;
-  }
-  if (::utimensat(fd_.get(), name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) return sys_error(errno);
+  MtimeOnly when(mtime_ns);
+  if (::utimensat(fd_.get(), name.c_str(), when.times, AT_SYMLINK_NOFOLLOW) != 0) return sys_error(errno);
   return {};
 }
 

@@ -17,12 +17,6 @@
 
 namespace muster::posix {
 
-namespace {
-
-Error sys_error(int code) { return Error{ErrorKind::io, std::strerror(code), code}; }
-
-}  // namespace
-
 Result<std::string> read_text_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error(ErrorKind::usage, "cannot read '{}': {}", path, std::strerror(errno));
@@ -68,16 +62,8 @@ Result<std::optional<FileStat>> lstat_path(const std::string& path) {
 bool path_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns) {
-  struct timespec times[2];
-  times[0].tv_sec = 0;
-  times[0].tv_nsec = UTIME_OMIT;
-  times[1].tv_sec = mtime_ns / 1'000'000'000;
-  times[1].tv_nsec = mtime_ns % 1'000'000'000;
-  if (times[1].tv_nsec < 0) {
-    times[1].tv_nsec += 1'000'000'000;
-    times[1].tv_sec -= 1;
-  }
-  if (::fchmod(fd, mode) != 0 || ::futimens(fd, times) != 0) return sys_error(errno);
+  MtimeOnly when(mtime_ns);
+  if (::fchmod(fd, mode) != 0 || ::futimens(fd, when.times) != 0) return sys_error(errno);
   return {};
 }
 

@@ -1,4 +1,5 @@
-// Internal to src/posix: a struct stat as the FileStat of dir.h.
+// Internal to src/posix (dir.cc, file.cc): a struct stat as the FileStat of dir.h, their errors, and the times argument of utimensat/futimens
+// that sets only the modification time.
 #pragma once
 
 #include <sys/stat.h>
@@ -8,5 +9,13 @@
 namespace muster::posix {
 
 FileStat file_stat_of(const struct stat& st);
+
+// The Error of a failed call for dir.h and file.h: ErrorKind::io, the system's text, errno in `sys`.
+Error sys_error(int code);
+
+struct MtimeOnly {
+  struct timespec times[2];  // access time UTIME_OMIT, modification time as given
+  explicit MtimeOnly(int64_t mtime_ns);
+};
 
 }  // namespace muster::posix

@@ -350,7 +350,7 @@ Result<void> check_source_safe(const sync::Manifest& manifest, const std::string
 
 Result<SyncReport> Pusher::run() {
   int64_t start = posix::monotonic_ms();
-  if (::access(request_.source.c_str(), F_OK) != 0) {
+  if (!posix::path_exists(request_.source)) {
     return make_error(ErrorKind::usage, "{}: no such directory", request_.source);
   }
   auto cache = sync::HashCache::load(sync::HashCache::path_for(request_.source, request_.cache_dir));

@@ -1,7 +1,7 @@
 // A Transport turns (node, agent arguments) into a running `muster agent` with a duplex byte stream:
 // `local` spawns it on this machine, `ssh` runs it through the system OpenSSH client (so ~/.ssh/config,
 // keys, agents and ProxyJump all work), `slurm` through srun. The transport only starts the process;
-// everything after (preamble, upload, frames) is the head's AgentSession.
+// everything after (preamble, upload, frames) is connection::AgentSession's.
 #pragma once
 
 #include <memory>
