@@ -1,13 +1,9 @@
 // `muster gen <kind>`: renders a file the multi-node how-tos have users write by hand (hostfile, accelerate
 // configs, ds_config, sbatch script, ssh config, /etc/hosts, NFS, compose, PyTorchJob) from the selected
-// hosts and the kind's flags, to stdout or -o. The renderers are pure (src/gen); this file parses flags,
-// reads nothing but the hostfile, and writes the output.
+// hosts and the kind's flags, to stdout or -o. This file is the table of kinds and their flags; rendering and
+// writing are src/gen's.
 #include <fmt/core.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "cli/exit_codes.h"
@@ -20,6 +16,7 @@
 #include "gen/compose_file.h"
 #include "gen/deepspeed_config.h"
 #include "gen/etc_hosts.h"
+#include "gen/gen_output.h"
 #include "gen/hostfile_gen.h"
 #include "gen/nfs_share.h"
 #include "gen/pytorch_job.h"
@@ -240,61 +237,6 @@ Result<void> finish_options(const GenFlags& flags, const std::vector<std::string
   return {};
 }
 
-Result<void> write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return make_error(ErrorKind::io, "cannot write '{}': {}", path.string(), std::strerror(errno));
-  fmt::print(stderr, "muster gen: wrote {}\n", path.string());
-  return {};
-}
-
-Result<void> write_directory(const std::filesystem::path& dir, const Files& files) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    return make_error(ErrorKind::io, "cannot create directory '{}': {}", dir.string(), error.message());
-  }
-  for (const auto& file : files) {
-    if (auto written = write_file(dir / file.name, file.text); !written) return written;
-  }
-  return {};
-}
-
-void print_files(const Kind& kind, const Files& files) {
-  if (files.size() == 1) {
-    fmt::print("{}", files.front().text);
-    return;
-  }
-  for (const auto& file : files) {
-    fmt::print(fmt::runtime(kind.yaml ? "--- # {}\n{}" : "# ==> {} <==\n{}"), file.name, file.text);
-  }
-}
-
-// -o names a directory when the kind yields several files (per-node kinds always, unless --node-rank picks
-// one), else the file itself.
-int emit(const Kind& kind, const Files& files, const GenFlags& flags) {
-  if (flags.output.empty()) {
-    print_files(kind, files);
-    return kExitOk;
-  }
-  bool to_directory = files.size() > 1 || (kind.per_node && flags.node_rank < 0) ||
-                      std::filesystem::is_directory(flags.output);
-  auto written =
-      to_directory ? write_directory(flags.output, files) : write_file(flags.output, files.front().text);
-  if (!written) return report_error(written.error());
-  return kExitOk;
-}
-
-Result<Files> only_node(Files files, int node_rank, size_t nodes) {
-  if (node_rank < 0) return files;
-  std::erase_if(files, [&](const gen::GeneratedFile& file) { return file.node_rank != node_rank; });
-  if (files.empty()) {
-    return make_error(ErrorKind::usage, "--node-rank {}: the plan has nodes 0 to {}", node_rank, nodes - 1);
-  }
-  return files;
-}
-
 // The kind's flags: hosts, output, and its own options, which fill `options` and `flags` when parsed.
 std::unique_ptr<CLI::App> make_kind_app(const Kind& kind, GenFlags& flags, gen::GenOptions& options) {
   auto app = make_app(std::string("gen ") + kind.name, fmt::format("{}.\n  {}", kind.summary, kind.example));
@@ -320,22 +262,18 @@ int run_kind(const Kind& kind, const std::vector<std::string>& args) {
   std::vector<std::string> kind_args(args.begin() + 1, args.end());
   if (auto code = parse_command_line(*app, kind_args)) return *code;
 
-  // prefix_command() stops at the first argument it does not know: the command, or a mistyped option.
-  options.command = app->remaining();
-  if (!options.command.empty() && options.command.front() == "--") {
-    options.command.erase(options.command.begin());
-  } else if (!options.command.empty() && options.command.front().starts_with('-')) {
-    return report_unknown_option(*app, options.command.front());
-  }
+  if (auto code = take_command(*app, options.command)) return *code;
   if (auto finished = finish_options(flags, args, options); !finished) return report_error(finished.error());
   auto nodes = head::resolve_hosts(flags.hosts);
   if (!nodes) return report_error(nodes.error());
   cluster::RankPlan plan = cluster::make_rank_plan(*nodes);
   auto files = kind.render(plan, options);
   if (!files) return report_error(files.error());
-  auto selected = only_node(std::move(*files), flags.node_rank, plan.nodes.size());
-  if (!selected) return report_error(selected.error());
-  return emit(kind, *selected, flags);
+  gen::OutputChoice choice{flags.output, flags.node_rank, kind.per_node, kind.yaml};
+  if (auto emitted = gen::emit_generated(std::move(*files), choice, plan.nodes.size()); !emitted) {
+    return report_error(emitted.error());
+  }
+  return kExitOk;
 }
 
 }  // namespace

@@ -71,16 +71,8 @@ int run_launch(const std::vector<std::string>& args) {
   launch::LaunchRequest request;
   add_launch_flags(*app, request);
   if (auto code = parse_command_line(*app, args)) return *code;
-  // prefix_command() stops at the first argument it does not know: a command, or a mistyped option. A command
-  // that itself starts with '-' needs `--` in front of it.
-  std::vector<std::string>& command = request.job.command;
-  command = app->remaining();
-  if (!command.empty() && command.front() == "--") {
-    command.erase(command.begin());
-  } else if (!command.empty() && command.front().starts_with('-')) {
-    return report_unknown_option(*app, command.front());
-  }
-  if (command.empty()) {
+  if (auto code = take_command(*app, request.job.command)) return *code;
+  if (request.job.command.empty()) {
     fmt::print(stderr, "muster launch: no command given (usage: muster launch [options] -- cmd args...)\n");
     return kExitUsage;
   }

@@ -30,9 +30,17 @@ int report_unknown_option(const CLI::App& app, const std::string& option) {
   return kExitUsage;
 }
 
-namespace {
-
-}  // namespace
+std::optional<int> take_command(const CLI::App& app, std::vector<std::string>& command) {
+  // prefix_command() stops at the first argument it does not know: a command, or a mistyped option. A command
+  // that itself starts with '-' needs `--` in front of it.
+  command = app.remaining();
+  if (!command.empty() && command.front() == "--") {
+    command.erase(command.begin());
+  } else if (!command.empty() && command.front().starts_with('-')) {
+    return report_unknown_option(app, command.front());
+  }
+  return std::nullopt;
+}
 
 std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description) {
   auto app = std::make_unique<CLI::App>(description, "muster " + name);

@@ -16,6 +16,10 @@ std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::stri
 // Prints "muster <cmd>: unknown option 'X', did you mean 'Y'?" and returns kExitUsage.
 int report_unknown_option(const CLI::App& app, const std::string& option);
 
+// For an app with prefix_command(): what it did not parse is the command (after an optional `--`). A first word
+// that starts with '-' and no `--` before it is a mistyped option: reported, and the exit code returned.
+std::optional<int> take_command(const CLI::App& app, std::vector<std::string>& command);
+
 // A CLI::App for `muster <name>` with muster's conventions (help flag, footer, option grouping).
 std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& description);
 
