@@ -30,6 +30,7 @@ readonly NODE_MOUNTS="data:/data run:/run shm:/dev/shm etc/hosts:/etc/hosts etc/
 
 node_init() {
   local name=$1 dir=$2 spec
+  node_container_mounts "$dir"
   share_paths "$dir"
   for spec in $NODE_MOUNTS; do  # /tmp last: it may hide $dir itself
     mount --rbind "$dir/${spec%%:*}" "${spec#*:}"
@@ -109,14 +110,18 @@ Subsystem sftp /usr/lib/openssh/sftp-server
 EOF
 }
 
-# Starts node K's PID-1 in its own session, detached from the caller's terminal, fds and lock.
+# Starts node K's PID-1 in its own session, detached from the caller's terminal, fds and lock. A containers
+# node is started in its own cgroups, with a cgroup namespace rooted there.
 start_node() {
-  local k=$1 dir
+  local k=$1 dir cgroupns=()
   dir=$(node_dir "$k")
-  setsid ip netns exec "$(netns_name "$k")" \
-    unshare --uts --ipc --mount --propagation private --pid --fork --kill-child --mount-proc \
-    env -i PATH="$NODE_PATH" HOME=/root "$BASH" "$SELF" _node-init "node$k" "$dir" \
-    </dev/null >>"$dir/init.log" 2>&1 9<&- &
+  [[ ! -e $dir/containers/cgroups ]] || cgroupns=(--cgroup)
+  {
+    [[ -z ${cgroupns[*]} ]] || enter_node_cgroups "$k"
+    exec setsid ip netns exec "$(netns_name "$k")" \
+      unshare --uts --ipc --mount --propagation private --pid --fork --kill-child --mount-proc "${cgroupns[@]}" \
+      env -i PATH="$NODE_PATH" HOME=/root "$BASH" "$SELF" _node-init "node$k" "$dir"
+  } </dev/null >>"$dir/init.log" 2>&1 9<&- &
   echo $! >"$dir/launcher.pid"
 }
 
