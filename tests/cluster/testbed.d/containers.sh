@@ -5,6 +5,7 @@
 # What a containers node gets, on top of an ordinary node (all of it under the node dir, removed by `down`):
 #   node dir/containers/storage  bind-mounted on /var/lib/containers   images, containers, overlay layers
 #   node dir/containers/vartmp   bind-mounted on /var/tmp              podman's temp files (image copies)
+#   node dir/containers/cni      bind-mounted on /var/lib/cni          CNI's address leases (bridge networks)
 #   node dir/containers/etc      bind-mounted on /etc/containers       a generated containers.conf, policy.json,
 #                                                                      registries.conf (nothing of the host's)
 #   its /run (/run/containers, /run/libpod) and /dev/shm (podman's lock memory) are node-private anyway.
@@ -69,9 +70,9 @@ enter_node_cgroups() {
   while read -r cg; do echo "$BASHPID" >"$cg/cgroup.procs"; done <"$(node_dir "$1")/containers/cgroups"
 }
 
-# Every cgroup directory of this testbed's nodes, deepest first, recorded or not (a crashed run).
-testbed_cgroups() {
-  local target fstype opts fsroot
+# The nodes' own cgroups (one per node and hierarchy), recorded or not (a crashed run lost its state dir).
+testbed_cgroup_roots() {
+  local target fstype opts fsroot cg
   {
     cat "$STATE"/nodes/node*/containers/cgroups 2>/dev/null || true
     while read -r target fstype opts fsroot; do
@@ -79,9 +80,14 @@ testbed_cgroups() {
         -regex ".*/muster-testbed-$PREFIX-node[0-9]+" 2>/dev/null || true
     done < <(cgroup_hierarchies)
   } | sort -u | while read -r cg; do
-    [[ ${cg##*/} =~ $CONTAINER_CGROUP_NAME_RE && -d $cg ]] && find "$cg" -depth -type d 2>/dev/null
+    if [[ ${cg##*/} =~ $CONTAINER_CGROUP_NAME_RE && -d $cg ]]; then echo "$cg"; fi
   done
-  return 0
+}
+
+# Every cgroup directory of this testbed's nodes, the ones podman made inside them too, deepest first.
+testbed_cgroups() {
+  local cg
+  for cg in $(testbed_cgroup_roots); do find "$cg" -depth -type d 2>/dev/null || true; done
 }
 
 # Processes in any cgroup of this testbed's nodes: containers with a network namespace of their own are
@@ -142,7 +148,7 @@ write_node_containers_etc() {
 prepare_node_containers() {
   local k=$1 dir
   dir=$(node_dir "$k")
-  mkdir -p "$dir/containers"/{storage,vartmp,etc}
+  mkdir -p "$dir/containers"/{storage,vartmp,cni,etc}
   chmod 1777 "$dir/containers/vartmp"
   write_node_containers_etc "$k" "$dir/containers/etc"
   cgroup_hierarchies >"$dir/containers/cgroup-mounts"
@@ -164,6 +170,7 @@ node_container_mounts() {
   done <"$dir/containers/cgroup-mounts"
   mount --bind "$dir/containers/storage" /var/lib/containers
   mount --bind "$dir/containers/vartmp" /var/tmp
+  mount --bind "$dir/containers/cni" /var/lib/cni
   mount --bind "$dir/containers/etc" /etc/containers
 }
 
@@ -173,5 +180,6 @@ check_container_host() {
   for t in podman runc conmon; do command -v "$t" >/dev/null || die "--containers: missing $t (scripts/install-deps)"; done
   [[ -d /etc/containers ]] || die "--containers: no /etc/containers (is podman installed?)"
   [[ -n $(cgroup_hierarchies) ]] || die "--containers: no cgroup hierarchy under /sys/fs/cgroup"
-  [[ -d /var/lib/containers ]] || mkdir -p /var/lib/containers  # podman's own directory, made as podman would
+  # podman's and CNI's own directories, made as they would make them
+  mkdir -p /var/lib/containers /var/lib/cni
 }
