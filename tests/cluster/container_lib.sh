@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# container_lib.sh — helpers for cluster tests that run containers on the testbed (`testbed up N --containers`).
+# Source it after lib.sh and after require_root_and_namespaces.
+#
+# Gives:
+#   CONTAINER_IMAGE              path of tests/cluster/container-image (builds and caches the test image)
+#   require_container_tools      skip (77) without podman, runc, mmdebstrap (fail with MUSTER_REQUIRE_CLUSTER=1)
+#   build_test_image             builds the image unless cached (minutes the first time); sets IMAGE_ARCHIVE
+#                                (docker-archive tar), IMAGE_ID (what every load of it gives), IMAGE_NAME
+#   load_image_on NODE           streams IMAGE_ARCHIVE over ssh into NODE's podman (`podman load` reads stdin),
+#                                as `podman save | ssh NODE podman load` would; fails unless NODE then has
+#                                IMAGE_NAME with id IMAGE_ID
+#   node_image_id NODE [IMAGE]   the id of IMAGE (default IMAGE_NAME) in NODE's store, empty if it has none
+#   node_podman NODE ARGS...     podman ARGS on NODE over ssh (argv quoted for the remote shell)
+#   PODMAN_RUN                   the `podman run` flags that work on a testbed node for a distributed job:
+#                                --rm --network host --ipc host --init
+#   count_containers NODE        containers (running or not) in NODE's store
+#   assert_no_node_containers NODE...   no container in the NODEs' stores, no conmon running there
+
+CONTAINER_IMAGE=$CLUSTER_TEST_DIR/container-image
+IMAGE_ARCHIVE=
+IMAGE_ID=
+IMAGE_NAME=
+PODMAN_RUN=(--rm --network host --ipc host --init)
+
+require_container_tools() {
+  local tool missing=()
+  for tool in podman runc conmon mmdebstrap; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+  ((${#missing[@]})) || return 0
+  if [[ ${MUSTER_REQUIRE_CLUSTER:-0} == 1 ]]; then
+    echo "FAIL: $TEST_NAME: missing ${missing[*]} (scripts/install-deps; MUSTER_REQUIRE_CLUSTER=1)" >&2
+    exit 1
+  fi
+  echo "SKIP: $TEST_NAME: missing ${missing[*]} (scripts/install-deps installs them)" >&2
+  exit 77
+}
+
+build_test_image() {
+  local start=$EPOCHREALTIME
+  IMAGE_ARCHIVE=$("$CONTAINER_IMAGE" build) || fail "container-image build failed"
+  IMAGE_ID=$("$CONTAINER_IMAGE" id)
+  IMAGE_NAME=$("$CONTAINER_IMAGE" name)
+  step "image $IMAGE_NAME ${IMAGE_ID:0:12}: $IMAGE_ARCHIVE ($(du -m "$IMAGE_ARCHIVE" | cut -f1) MiB)" \
+    "ready in $(((${EPOCHREALTIME/./} - ${start/./}) / 1000)) ms"
+}
+
+# Quotes each argument for the remote shell, so node_podman's argv arrives as given.
+remote_argv() { printf '%q ' "$@"; }
+
+node_podman() {
+  local node=$1
+  shift
+  "${NODE_SSH[@]}" "$node" "podman $(remote_argv "$@")"
+}
+
+node_image_id() {
+  node_podman "$1" image inspect --format '{{.Id}}' "${2:-$IMAGE_NAME}" 2>/dev/null || true
+}
+
+load_image_on() {
+  local node=$1 out id
+  out=$("${NODE_SSH[@]}" "$node" podman load --quiet <"$IMAGE_ARCHIVE" 2>&1) ||
+    fail "podman load on $node failed: $out"
+  id=$(node_image_id "$node")
+  assert_eq "$IMAGE_ID" "$id" "image id of $IMAGE_NAME on $node after podman load"
+}
+
+count_containers() { node_podman "$1" ps -aq | grep -c . || true; }
+
+assert_no_node_containers() {
+  local node
+  for node in "$@"; do
+    assert_eq 0 "$(count_containers "$node")" "containers in $node's store"
+    assert_eq "" "$("${NODE_SSH[@]}" "$node" pgrep -x conmon || true)" "conmon processes on $node"
+  done
+}
