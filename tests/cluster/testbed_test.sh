@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # testbed_test.sh — the simulated cluster itself (tests/cluster/testbed), which every other cluster test
 # and benchmark stands on: nodes reachable by name over real ssh, private per-node state, idempotent up,
-# exact argv through exec, failure injection (kill-node, partition/heal, rate), --mesh, and a down that
-# leaves nothing behind (with a leftovers check that is shown to detect leftovers).
+# exact argv through exec, failure injection (kill-node, partition/heal, rate), --mesh, --containers, and a down
+# that leaves nothing behind (with a leftovers check that is shown to detect leftovers).
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces).
 set -euo pipefail
 # Its own names and subnet, so it neither tears down nor talks to a developer's default testbed (mtb).
@@ -175,13 +175,41 @@ check_crash_recovery() {
   assert_no_leftovers "recovery"
 }
 
+# --containers: podman in each node with a store, /etc/containers and cgroups of its own; a crashed run (state
+# dir lost, a container still running) is found by leftovers and removed by down. No image needed: the
+# container's root is the host's (--rootfs /:O, an overlay). Skipped without podman/runc.
+check_containers() {
+  if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
+    [[ ${MUSTER_REQUIRE_CLUSTER:-0} != 1 ]] || fail "podman and runc are required (scripts/install-deps)"
+    step "check_containers skipped: no podman/runc"
+    return 0
+  fi
+  "$TESTBED" up 2 --containers
+  assert_contains "$("$TESTBED" status)" "containers yes" "status of a --containers testbed"
+  assert_eq node1 "$("${NODE_SSH[@]}" node1 podman run --rm --network host --rootfs /:O hostname)" \
+    "hostname in a container on node1 (through ssh)"
+  assert_eq runc "$("$TESTBED" exec node2 podman info --format '{{.Host.OCIRuntime.Name}}')" "runtime on node2"
+  "$TESTBED" exec node1 podman run -d --name stray --network host --rootfs /:O sleep 600 >/dev/null
+  assert_eq stray "$("$TESTBED" exec node1 podman ps --format '{{.Names}}')" "containers on node1"
+  assert_eq "" "$("$TESTBED" exec node2 podman ps -a --format '{{.Names}}')" "containers on node2"
+  local state out rc=0
+  state=$(dirname "$(dirname "$("$TESTBED" ssh-config)")")
+  rm -rf --one-file-system "$state"  # a crashed run: the container, its conmon and the nodes' cgroups remain
+  out=$("$TESTBED" leftovers) || rc=$?
+  assert_eq 1 "$rc" "leftovers exit status after losing a --containers testbed's state dir"
+  assert_contains "$out" "cgroup " "leftovers (node cgroups)"
+  assert_contains "$out" "conmon" "leftovers (the container's conmon)"
+  "$TESTBED" down
+  assert_no_leftovers "down of a --containers testbed without its state dir"
+}
+
 main() {
   step "recover from any earlier run"
   "$TESTBED" down 2>/dev/null
   local check
   for check in check_up_8 check_hostnames check_private_paths check_pid_namespace check_up_is_noop \
     check_exec check_no_mesh_by_default check_rate check_partition check_kill_node check_mesh \
-    check_down_and_leftovers check_crash_recovery; do
+    check_down_and_leftovers check_crash_recovery check_containers; do
     step "$check"
     "$check"
   done
