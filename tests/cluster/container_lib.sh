@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # IMAGE_NAME, PODMAN_RUN ... are read by the test scripts
 # container_lib.sh — helpers for cluster tests that run containers on the testbed (`testbed up N --containers`).
 # Source it after lib.sh and after require_root_and_namespaces.
 #
