@@ -71,14 +71,12 @@ enter_node_cgroups() {
 }
 
 # The nodes' own cgroups (one per node and hierarchy), recorded or not (a crashed run lost its state dir).
+# (One find over every hierarchy under /sys/fs/cgroup: `down` and `leftovers` run this more than once.)
 testbed_cgroup_roots() {
-  local target fstype opts fsroot cg
+  local cg
   {
     cat "$STATE"/nodes/node*/containers/cgroups 2>/dev/null || true
-    while read -r target fstype opts fsroot; do
-      find "$target" -maxdepth 6 -type d -regextype posix-extended \
-        -regex ".*/muster-testbed-$PREFIX-node[0-9]+" 2>/dev/null || true
-    done < <(cgroup_hierarchies)
+    find /sys/fs/cgroup -maxdepth 7 -type d -name "muster-testbed-$PREFIX-node*" 2>/dev/null || true
   } | sort -u | while read -r cg; do
     if [[ ${cg##*/} =~ $CONTAINER_CGROUP_NAME_RE && -d $cg ]]; then echo "$cg"; fi
   done
