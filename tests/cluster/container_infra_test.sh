@@ -2,8 +2,9 @@
 # container_infra_test.sh — what muster's container tests stand on: `testbed up --containers` and the test image
 # (tests/cluster/container-image), without muster itself:
 #   1. the image builds (or comes from the cache) and carries one id;
-#   2. every node has a podman store of its own, configured by the testbed's containers.conf (runc), reached
-#      through sshd like muster's agent: an image loaded on node1 is not on node2;
+#   2. every node has a podman store of its own (a 3 GiB tmpfs, MUSTER_TESTBED_CONTAINERS_TMPFS: twice as fast
+#      as on disk; testbed_test.sh covers the store on disk), configured by the testbed's containers.conf
+#      (runc), reached through sshd like muster's agent: an image loaded on node1 is not on node2;
 #   3. the archive streamed over ssh into each node's `podman load` gives the same image id everywhere;
 #   4. `podman run --rm --network host --ipc host --init` on each node: python3 and torch (gloo) inside, the
 #      node's hostname, eth0 with the node's address;
@@ -118,7 +119,7 @@ main() {
   "$TESTBED" down 2>/dev/null
   build_test_image
   step "testbed up 2 --containers"
-  "$TESTBED" up 2 --containers
+  MUSTER_TESTBED_CONTAINERS_TMPFS=${MUSTER_TESTBED_CONTAINERS_TMPFS:-3g} "$TESTBED" up 2 --containers
   step "private stores, containers.conf through ssh; load on node1 only"
   check_private_stores
   step "load on node2"
