@@ -67,10 +67,12 @@ make_node_cgroups() {
   done < <(cgroup_hierarchies)
 }
 
-# Moves the calling (sub)shell into node K's cgroups: what it starts next (the node) is born there.
+# Moves the calling (sub)shell into node K's cgroups: what it starts next (the node) is born there. No forks
+# (no command substitution): start_node's launcher runs this, and a child of it would pass for the node's
+# PID-1 in record_init_pid.
 enter_node_cgroups() {
   local cg
-  while read -r cg; do echo "$BASHPID" >"$cg/cgroup.procs"; done <"$(node_dir "$1")/containers/cgroups"
+  while read -r cg; do echo "$BASHPID" >"$cg/cgroup.procs"; done <"$STATE/nodes/node$1/containers/cgroups"
 }
 
 # The nodes' own cgroups (one per node and hierarchy), recorded or not (a crashed run lost its state dir).

@@ -112,13 +112,16 @@ EOF
 
 # Starts node K's PID-1 in its own session, detached from the caller's terminal, fds and lock. A containers
 # node is started in its own cgroups, with a cgroup namespace rooted there.
+# The launcher forks nothing before its exec (no command substitution in it): record_init_pid takes the
+# launcher's first child for the node's PID-1.
 start_node() {
-  local k=$1 dir cgroupns=()
+  local k=$1 dir netns cgroupns=()
   dir=$(node_dir "$k")
+  netns=$(netns_name "$k")
   [[ ! -e $dir/containers/cgroups ]] || cgroupns=(--cgroup)
   {
     [[ -z ${cgroupns[*]} ]] || enter_node_cgroups "$k"
-    exec setsid ip netns exec "$(netns_name "$k")" \
+    exec setsid ip netns exec "$netns" \
       unshare --uts --ipc --mount --propagation private --pid --fork --kill-child --mount-proc "${cgroupns[@]}" \
       env -i PATH="$NODE_PATH" HOME=/root "$BASH" "$SELF" _node-init "node$k" "$dir"
   } </dev/null >>"$dir/init.log" 2>&1 9<&- &
