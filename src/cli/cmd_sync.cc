@@ -16,6 +16,11 @@ int run_sync(const std::vector<std::string>& args) {
   app->add_option("--to", options.to, "absolute destination on every node (default: DIR's absolute path)");
   app->add_option("--exclude", options.excludes, "leave out paths matching PATTERN (gitignore syntax; repeatable)");
   app->add_option("--exclude-from", options.exclude_from, "read exclude patterns from FILE (e.g. .gitignore)");
+  app->add_option("--links", options.links,
+                  "what symbolic links that leave DIR become: keep (copied as links; the default at DIR's own path, "
+                  "where they resolve on each node as here), copy-target (copy what they point to), skip (leave "
+                  "them out). Needed with --to when a relative link climbs out of DIR")
+      ->check(CLI::IsMember({"keep", "copy-target", "skip"}));
   app->add_flag("--delete", options.delete_extraneous,
                 "delete files on the nodes that DIR does not have (only inside the destination; excluded paths are kept)");
   app->add_flag("-n,--dry-run", options.dry_run, "list what would change on each node; change nothing");

@@ -13,4 +13,7 @@ int64_t monotonic_ms();
 // negative (a negative timeout would mean "forever" to the Poller), at most INT32_MAX.
 int timeout_until(int64_t deadline_ms);
 
+// The wall clock (CLOCK_REALTIME) in nanoseconds since the epoch: only to compare with file times.
+int64_t wall_clock_ns();
+
 }  // namespace muster::posix

@@ -61,6 +61,7 @@ FileStat file_stat_of(const struct stat& st) {
   out.device = static_cast<uint64_t>(st.st_dev);
   out.uid = static_cast<uint32_t>(st.st_uid);
   out.links = static_cast<uint32_t>(st.st_nlink);
+  out.blocks = static_cast<uint64_t>(st.st_blocks);
   return out;
 }
 
@@ -100,6 +101,15 @@ Result<FileStat> Dir::stat_self() const {
   return file_stat_of(st);
 }
 
+Result<std::optional<FileStat>> Dir::stat_target(const std::string& name) const {
+  struct stat st;
+  if (::fstatat(fd_.get(), name.c_str(), &st, 0) != 0) {
+    if (errno == ENOENT) return std::optional<FileStat>();
+    return sys_error(errno);
+  }
+  return std::optional<FileStat>(file_stat_of(st));
+}
+
 Result<std::vector<std::string>> Dir::names() const {
   int copy = ::openat(fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // closedir closes what it is given
   if (copy < 0) return sys_error(errno);
@@ -135,8 +145,8 @@ Result<std::string> Dir::read_link(const std::string& name) const {
   }
 }
 
-Result<Fd> Dir::open_read(const std::string& name) const {
-  int fd = ::openat(fd_.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+Result<Fd> Dir::open_read(const std::string& name, bool follow) const {
+  int fd = ::openat(fd_.get(), name.c_str(), O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
   if (fd < 0) return sys_error(errno);
   return Fd(fd);
 }
@@ -167,14 +177,55 @@ Result<void> Dir::symlink(const std::string& target, const std::string& name) co
   return {};
 }
 
-Result<void> Dir::chmod(const std::string& name, uint32_t mode) const {
-  if (::fchmodat(fd_.get(), name.c_str(), mode, 0) != 0) return sys_error(errno);
+Result<void> Dir::link(const std::string& name, const Dir& to_dir, const std::string& to) const {
+  if (::linkat(fd_.get(), name.c_str(), to_dir.fd(), to.c_str(), 0) != 0) return sys_error(errno);
   return {};
 }
 
-Result<void> Dir::set_mtime(const std::string& name, int64_t mtime_ns) const {
+namespace {
+
+std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// chmod of what the O_PATH descriptor `fd` (a regular file or a directory, never a link) refers to.
+Result<void> chmod_opened(int fd, int parent, const std::string& name, bool directory, uint32_t mode) {
+  if (::chmod(proc_fd_path(fd).c_str(), mode) == 0) return {};
+  if (errno != ENOENT && errno != ENOTDIR) return sys_error(errno);
+  // No /proc: a descriptor of the entry itself, opened without following a link (reading needs read permission).
+  int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | (directory ? O_DIRECTORY : 0);
+  int own = ::openat(parent, name.c_str(), flags);
+  if (own < 0) return sys_error(errno == ELOOP ? ELOOP : errno);
+  Fd owned(own);
+  struct stat a, b;
+  if (::fstat(own, &a) != 0 || ::fstat(fd, &b) != 0) return sys_error(errno);
+  if (a.st_ino != b.st_ino || a.st_dev != b.st_dev) return sys_error(ESTALE);  // swapped meanwhile
+  if (::fchmod(own, mode) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> set_mtime_opened(int fd, int parent, const std::string& name, int64_t mtime_ns) {
   MtimeOnly when(mtime_ns);
-  if (::utimensat(fd_.get(), name.c_str(), when.times, AT_SYMLINK_NOFOLLOW) != 0) return sys_error(errno);
+  if (::utimensat(AT_FDCWD, proc_fd_path(fd).c_str(), when.times, 0) == 0) return {};
+  if (errno != ENOENT && errno != ENOTDIR) return sys_error(errno);
+  // No /proc: by name, never following a link (a swapped-in link gets the time, not what it points to).
+  if (::utimensat(parent, name.c_str(), when.times, AT_SYMLINK_NOFOLLOW) != 0) return sys_error(errno);
+  return {};
+}
+
+}  // namespace
+
+Result<void> Dir::set_meta(const std::string& name, std::optional<uint32_t> mode,
+                           std::optional<int64_t> mtime_ns) const {
+  int fd = ::openat(fd_.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_error(errno);
+  Fd entry(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return sys_error(errno);
+  if (S_ISLNK(st.st_mode)) return sys_error(ELOOP);
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return sys_error(EINVAL);
+  if (mode && (st.st_mode & 07777) != *mode) {
+    if (auto set = chmod_opened(fd, fd_.get(), name, S_ISDIR(st.st_mode), *mode); !set) return set;
+  }
+  if (mtime_ns) return set_mtime_opened(fd, fd_.get(), name, *mtime_ns);
   return {};
 }
 

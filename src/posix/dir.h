@@ -29,6 +29,7 @@ struct FileStat {
   uint64_t device = 0;
   uint32_t uid = 0;
   uint32_t links = 0;  // hard links
+  uint64_t blocks = 0;  // 512-byte blocks allocated (less than size / 512: the file has holes)
   bool is_dir() const { return kind == Kind::directory; }
   bool is_file() const { return kind == Kind::regular; }
   bool is_link() const { return kind == Kind::symlink; }
@@ -60,11 +61,15 @@ class Dir {
   // followed: only for asking whether something is there.)
   Result<std::optional<FileStat>> stat(const std::string& name) const;
   Result<FileStat> stat_self() const;
+  // What `name` points to when it is a symbolic link (stat, following links); nullopt when nothing is there.
+  // Only for what the user asked to follow (sync --links copy-target).
+  Result<std::optional<FileStat>> stat_target(const std::string& name) const;
   // The names in this directory without "." and "..", sorted.
   Result<std::vector<std::string>> names() const;
   Result<std::string> read_link(const std::string& name) const;
 
-  Result<Fd> open_read(const std::string& name) const;
+  // Never through a link as the last component unless `follow` (only for links the user asked to follow).
+  Result<Fd> open_read(const std::string& name, bool follow = false) const;
   // A new file (O_EXCL: fails with EEXIST when the name is taken), write-only.
   Result<Fd> create_file(const std::string& name, uint32_t mode) const;
   // EEXIST is an error the caller may accept (check `sys`).
@@ -72,10 +77,15 @@ class Dir {
   Result<void> remove(const std::string& name, bool directory) const;
   Result<void> rename(const std::string& from, const std::string& to) const;
   Result<void> symlink(const std::string& target, const std::string& name) const;
-  // Permission bits and modification time of `name` (utimensat never follows a link; fchmodat cannot refuse
-  // one, so callers check the entry is not a link first).
-  Result<void> chmod(const std::string& name, uint32_t mode) const;
-  Result<void> set_mtime(const std::string& name, int64_t mtime_ns) const;
+  // A new name `to` in `to_dir` for the file `name` here (a hard link; a symbolic link `name` is linked itself,
+  // never followed).
+  Result<void> link(const std::string& name, const Dir& to_dir, const std::string& to) const;
+  // Permission bits and/or modification time of the entry `name`, never through a symbolic link, also when
+  // `name` is swapped for one meanwhile: the entry is opened O_PATH|O_NOFOLLOW, a link is refused (ELOOP), and
+  // both changes act on that descriptor (through /proc/self/fd; without /proc, an O_NOFOLLOW descriptor of a
+  // regular file or directory and fchmod, and utimensat with AT_SYMLINK_NOFOLLOW). fchmodat(2) is never used:
+  // on Linux it cannot refuse a symbolic link.
+  Result<void> set_meta(const std::string& name, std::optional<uint32_t> mode, std::optional<int64_t> mtime_ns) const;
   Result<void> chmod_self(uint32_t mode) const;
 
  private:

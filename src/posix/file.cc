@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
@@ -42,6 +44,59 @@ Result<size_t> read_full(int fd, std::span<char> buffer) {
     got += static_cast<size_t>(n);
   }
   return got;
+}
+
+Result<size_t> read_full_at(int fd, std::span<char> buffer, uint64_t offset) {
+  size_t got = 0;
+  while (got < buffer.size()) {
+    ssize_t n = ::pread(fd, buffer.data() + got, buffer.size() - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_error(errno);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got;
+}
+
+Result<std::vector<std::pair<uint64_t, uint64_t>>> data_ranges(int fd, uint64_t size) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  auto end = static_cast<off_t>(size);
+  off_t at = 0;
+  while (at < end) {
+    off_t data = ::lseek(fd, at, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // only a hole is left
+    if (data < 0) {
+      if (errno == EINVAL || errno == EOPNOTSUPP) return std::vector<std::pair<uint64_t, uint64_t>>{{0, size}};
+      return sys_error(errno);
+    }
+    if (data >= end) break;
+    off_t hole = ::lseek(fd, data, SEEK_HOLE);
+    if (hole < 0) return sys_error(errno);
+    hole = std::min(hole, end);
+    ranges.emplace_back(static_cast<uint64_t>(data), static_cast<uint64_t>(hole));
+    at = hole;
+  }
+  if (::lseek(fd, 0, SEEK_SET) < 0) return sys_error(errno);
+  return ranges;
+}
+
+Result<void> skip_forward(int fd, uint64_t bytes) {
+  if (::lseek(fd, static_cast<off_t>(bytes), SEEK_CUR) < 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> truncate_fd(int fd, uint64_t size) {
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<bool> try_lock_exclusive(int fd) {
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK) return false;
+    return sys_error(errno);
+  }
+  return true;
 }
 
 Result<FileStat> stat_fd(int fd) {

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "posix/dir.h"
 #include "posix/fd.h"
@@ -22,6 +24,20 @@ Result<std::string> read_text_file(const std::string& path);
 Result<Fd> open_read(const std::string& path, bool no_follow);
 // Reads until `buffer` is full or EOF; returns the bytes read (short only at EOF).
 Result<size_t> read_full(int fd, std::span<char> buffer);
+
+// pread until `buffer` is full or EOF, from `offset`; returns the bytes read.
+Result<size_t> read_full_at(int fd, std::span<char> buffer, uint64_t offset);
+// The data of a file of `size` bytes as [begin, end) ranges, holes left out (SEEK_DATA/SEEK_HOLE); the whole
+// file as one range where the file system cannot tell.
+Result<std::vector<std::pair<uint64_t, uint64_t>>> data_ranges(int fd, uint64_t size);
+// Moves the file offset `bytes` forward without writing (a hole, when nothing is written there later).
+Result<void> skip_forward(int fd, uint64_t bytes);
+// ftruncate(2): sets the file's size (a file that ends in a hole gets its length).
+Result<void> truncate_fd(int fd, uint64_t size);
+// flock(LOCK_EX | LOCK_NB): true when this descriptor now holds the lock, false when another open file holds it.
+// The kernel drops the lock when the last descriptor of that open file is closed, so a live writer holds it and
+// a dead one never does.
+Result<bool> try_lock_exclusive(int fd);
 
 Result<FileStat> stat_fd(int fd);
 // lstat(2); nullopt when the path does not exist.

@@ -378,7 +378,7 @@ struct SyncFile {  // a file's content follows in SyncData frames, in order
   }
   bool operator==(const SyncFile&) const = default;
 };
-enum class SyncCodec : uint8_t { raw = 0, zstd = 1 };
+enum class SyncCodec : uint8_t { raw = 0, zstd = 1, hole = 2 };  // hole: raw_size zero bytes, none sent
 struct SyncData {
   static constexpr Type kType = Type::sync_data;
   static constexpr const char* kName = "SyncData";
@@ -391,7 +391,7 @@ struct SyncData {
   static void fields(Self& m, Visit& visit) {
     visit(m.session, "session");
     visit(m.file, "file");
-    visit(m.codec, "codec", Range{0, 1});
+    visit(m.codec, "codec", Range{0, 2});
     visit(m.raw_size, "raw_size");
     visit(m.bytes, "bytes");
   }

@@ -128,17 +128,10 @@ Result<void> DestTree::make_dir(std::string_view path) const {
 Result<void> DestTree::set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const {
   auto parent = parent_of(path, false);
   if (!parent) return parent.error();
-  auto st = parent->dir.stat(parent->name);
-  if (!st) return io_error(path_, path, "inspect", st.error());
-  if (!*st) return io_error(path_, path, "inspect", Error{ErrorKind::io, "No such file or directory", ENOENT});
-  if ((*st)->is_link()) return make_error(ErrorKind::io, "{} is a symbolic link", dest_display(path_, path));
-  if ((*st)->mode != mode) {
-    if (auto set = parent->dir.chmod(parent->name, mode); !set) return io_error(path_, path, "set the mode of", set.error());
-  }
-  if (auto set = parent->dir.set_mtime(parent->name, mtime_ns); !set) {
-    return io_error(path_, path, "set the time of", set.error());
-  }
-  return {};
+  auto set = parent->dir.set_meta(parent->name, mode, mtime_ns);
+  if (set) return {};
+  if (set.error().sys == ELOOP) return make_error(ErrorKind::io, "{} is a symbolic link", dest_display(path_, path));
+  return io_error(path_, path, "set the mode and time of", set.error());
 }
 
 std::optional<std::pair<std::string, uint32_t>> DestTree::unlock_parent_of(std::string_view path) const {
@@ -167,16 +160,14 @@ Result<void> DestTree::relock(const std::string& dir, uint32_t mode) const {
   }
   auto parent = parent_of(dir, false);
   if (!parent) return parent.error();
-  if (auto set = parent->dir.chmod(parent->name, mode); !set) return io_error(path_, dir, "set the mode of", set.error());
+  if (auto set = parent->dir.set_meta(parent->name, mode, std::nullopt); !set) {
+    return io_error(path_, dir, "set the mode of", set.error());
+  }
   return {};
 }
 
 Result<void> DestTree::make_symlink(std::string_view path, std::string_view target,
                                     std::string_view temp_suffix) const {
-  if (!is_safe_symlink(path, target)) {
-    return make_error(ErrorKind::protocol, "symbolic link {} -> {} would leave the destination; refused",
-                      dest_display(path_, path), target);
-  }
   auto parent = parent_of(path, true);
   if (!parent) return parent.error();
   std::string temp = "." + parent->name + std::string(kTempMarker) + std::string(temp_suffix);
@@ -189,6 +180,48 @@ Result<void> DestTree::make_symlink(std::string_view path, std::string_view targ
     return io_error(path_, path, "replace", renamed.error());
   }
   return {};
+}
+
+Result<void> DestTree::make_hardlink(std::string_view path, std::string_view target,
+                                     std::string_view temp_suffix) const {
+  auto from = parent_of(target, false);
+  if (!from) return from.error();
+  auto st = from->dir.stat(from->name);
+  if (!st) return io_error(path_, target, "inspect", st.error());
+  if (!*st || !(*st)->is_file()) {
+    return make_error(ErrorKind::io, "cannot link {} to {}: that is no regular file", dest_display(path_, path),
+                      dest_display(path_, target));
+  }
+  auto parent = parent_of(path, true);
+  if (!parent) return parent.error();
+  std::string temp = "." + parent->name + std::string(kTempMarker) + std::string(temp_suffix);
+  (void)parent->dir.remove(temp, false);
+  if (auto made = from->dir.link(from->name, parent->dir, temp); !made) {
+    return io_error(path_, path, "create hard link", made.error());
+  }
+  if (auto renamed = parent->dir.rename(temp, parent->name); !renamed) {
+    (void)parent->dir.remove(temp, false);
+    return io_error(path_, path, "replace", renamed.error());
+  }
+  return {};
+}
+
+Result<bool> DestTree::remove_stale_temp(std::string_view path, int64_t now_ns, int64_t grace_ns) const {
+  auto parent = parent_of(path, false);
+  if (!parent) return false;
+  auto st = parent->dir.stat(parent->name);
+  if (!st) return io_error(path_, path, "inspect", st.error());
+  if (!*st || (*st)->is_dir() || now_ns - (*st)->mtime_ns < grace_ns) return false;
+  posix::Fd held;  // the lock, held until the name is gone
+  if ((*st)->is_file()) {
+    auto fd = parent->dir.open_read(parent->name);
+    if (!fd) return false;  // gone, or not ours to read: leave it
+    auto locked = posix::try_lock_exclusive(fd->get());
+    if (!locked || !*locked) return false;  // a live writer holds it
+    held = std::move(*fd);
+  }
+  auto removed = parent->dir.remove(parent->name, false);
+  return removed.has_value();
 }
 
 }  // namespace muster::sync

@@ -38,7 +38,8 @@ class DestTree {
   Result<bool> remove(std::string_view path) const;
   // Makes a directory (owner-writable until set_meta gives it its final mode); an existing directory is fine.
   Result<void> make_dir(std::string_view path) const;
-  // Sets the permission bits and the modification time of `path` (never through a symlink).
+  // Sets the permission bits and the modification time of `path`, never through a symbolic link, also when
+  // `path` is swapped for one meanwhile (posix::Dir::set_meta acts on a descriptor of the entry).
   Result<void> set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const;
   // Gives the owner write permission on the directory that holds `path` (the root for a top-level path) when it
   // lacks it and this process owns the directory, so that a read-only directory of the source (0555) can be
@@ -47,8 +48,16 @@ class DestTree {
   std::optional<std::pair<std::string, uint32_t>> unlock_parent_of(std::string_view path) const;
   // Sets the permission bits of the directory `dir` ("" for the root) back to `mode`.
   Result<void> relock(const std::string& dir, uint32_t mode) const;
-  // Creates or replaces the symlink `path` with text `target` (through a temporary name and rename).
+  // Creates or replaces the symlink `path` with text `target` (through a temporary name and rename). Where the
+  // link points is the head's business: nothing here ever follows one.
   Result<void> make_symlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
+  // Makes `path` another name of the regular file `target` (a hard link, through a temporary name and rename).
+  Result<void> make_hardlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
+  // Removes the leftover temporary `path` of an interrupted sync, unless a live writer holds it: a writer keeps
+  // an exclusive flock on its temporary file while it writes, and the kernel drops it when that writer dies.
+  // A temporary younger than `grace_ns` (by mtime) is kept too (a writer between creating and locking it; a
+  // link's temporary, which lives for one rename). Returns whether it was removed.
+  Result<bool> remove_stale_temp(std::string_view path, int64_t now_ns, int64_t grace_ns) const;
 
  private:
   DestTree(std::string root, posix::Dir dir) : path_(std::move(root)), root_(std::move(dir)) {}

@@ -18,23 +18,32 @@ void for_each_component(std::string_view path, Visit&& visit) {
 }
 
 bool valid_kind(uint8_t kind) {
-  return kind == static_cast<uint8_t>(EntryKind::directory) || kind == static_cast<uint8_t>(EntryKind::file) ||
-         kind == static_cast<uint8_t>(EntryKind::symlink);
+  return kind >= static_cast<uint8_t>(EntryKind::directory) && kind <= static_cast<uint8_t>(EntryKind::copy);
 }
 
 // Why a decoded entry is unacceptable, or "".
-std::string entry_problem(const Entry& entry, const Entry* previous, SymlinkTargets targets) {
+std::string entry_problem(const Entry& entry, const Entry* previous) {
   if (!is_safe_relative_path(entry.path)) return "unsafe path";
   if (previous != nullptr && !(previous->path < entry.path)) {
     return previous->path == entry.path ? "duplicate path" : "path out of order (after '" + previous->path + "')";
   }
   if (entry.mode > 07777) return "mode beyond the permission bits";
-  if (entry.kind != EntryKind::symlink && !entry.target.empty()) return "link target on an entry that is no link";
-  if (entry.kind == EntryKind::symlink) {
-    if (entry.target.empty() || entry.target.find('\0') != std::string::npos) return "empty or invalid link target";
-    if (targets == SymlinkTargets::must_be_safe && !is_safe_symlink(entry.path, entry.target)) {
-      return "link target '" + entry.target + "' leaves the synced directory";
-    }
+  switch (entry.kind) {
+    case EntryKind::symlink:
+      if (entry.target.empty() || entry.target.find('\0') != std::string::npos) return "empty or invalid link target";
+      break;
+    case EntryKind::hardlink:
+      if (!is_safe_relative_path(entry.target) || !(entry.target < entry.path)) {
+        return "hard link to '" + entry.target + "', which is no earlier path of the tree";
+      }
+      break;
+    case EntryKind::copy:
+      if (!is_safe_relative_path(entry.target) || entry.target == entry.path) {
+        return "copy from '" + entry.target + "', which is no other path of the tree";
+      }
+      break;
+    default:
+      if (!entry.target.empty()) return "link target on an entry that is no link";
   }
   return "";
 }
@@ -54,23 +63,6 @@ bool is_safe_relative_path(std::string_view path) {
   return safe;
 }
 
-bool is_safe_symlink(std::string_view link_path, std::string_view target) {
-  if (!is_safe_relative_path(link_path) || target.empty() || target.front() == '/' ||
-      target.find('\0') != std::string_view::npos) {
-    return false;
-  }
-  // Depth below the root of the directory holding the link; every step of the target must stay >= 0.
-  long depth = 0;
-  for (char c : link_path) depth += c == '/' ? 1 : 0;
-  bool safe = true;
-  for_each_component(target, [&](std::string_view part) {
-    if (part.empty() || part == ".") return;
-    depth += part == ".." ? -1 : 1;
-    if (depth < 0) safe = false;
-  });
-  return safe;
-}
-
 std::string encode_entries(const std::vector<Entry>& entries) {
   std::string out;
   protocol::WireWriter writer(out);
@@ -86,7 +78,7 @@ std::string encode_entries(const std::vector<Entry>& entries) {
   return out;
 }
 
-Result<std::vector<Entry>> decode_entries(std::string_view bytes, SymlinkTargets targets) {
+Result<std::vector<Entry>> decode_entries(std::string_view bytes) {
   protocol::WireReader reader(bytes);
   std::vector<Entry> entries;
   while (reader.ok() && reader.remaining() > 0) {
@@ -104,7 +96,7 @@ Result<std::vector<Entry>> decode_entries(std::string_view bytes, SymlinkTargets
                         entry.path, kind);
     }
     entry.kind = static_cast<EntryKind>(kind);
-    std::string problem = entry_problem(entry, entries.empty() ? nullptr : &entries.back(), targets);
+    std::string problem = entry_problem(entry, entries.empty() ? nullptr : &entries.back());
     if (!problem.empty()) {
       return make_error(ErrorKind::protocol, "sync manifest: entry {} '{}': {}", entries.size(), entry.path,
                         problem);

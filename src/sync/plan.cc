@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 #include <string_view>
 
 namespace muster::sync {
@@ -14,6 +15,8 @@ std::string_view parent_of(std::string_view path) {
 }
 
 bool same_content(const Entry& a, const Entry& b) { return a.size == b.size && a.hash == b.hash; }
+bool holds_content(const Entry& e) { return e.kind == EntryKind::file || e.kind == EntryKind::hardlink; }
+using ContentKey = std::pair<uint64_t, uint64_t>;  // size, hash
 bool same_meta(const Entry& a, const Entry& b) { return a.mode == b.mode && a.mtime_ns == b.mtime_ns; }
 
 class Planner {
@@ -36,7 +39,10 @@ class Planner {
   std::set<std::string_view> removed_;
   std::set<std::string_view> changed_dirs_;  // directories whose listing changes, so their mtime will
   std::set<std::string_view> meta_dirs_;     // source directories whose mode/mtime differ or that are new
+  std::set<std::string_view> renewed_;       // source files that get a new inode (sent or copied)
   SyncPlan plan_;
+
+  void content_once();
 };
 
 void Planner::create(const Entry& entry) {
@@ -45,8 +51,13 @@ void Planner::create(const Entry& entry) {
       plan_.make_dirs.push_back(entry);
       meta_dirs_.insert(entry.path);
       break;
-    case EntryKind::file: plan_.send.push_back(entry); break;
+    case EntryKind::file:
+      plan_.send.push_back(entry);
+      renewed_.insert(entry.path);
+      break;
+    case EntryKind::hardlink: plan_.hardlinks.push_back(entry); break;
     case EntryKind::symlink: plan_.links.push_back(entry); break;
+    case EntryKind::copy: break;  // never in a manifest
   }
   changed_inside(entry.path);
 }
@@ -78,11 +89,21 @@ void Planner::add_source(const Entry& entry) {
     case EntryKind::file:
       if (!same_content(entry, old)) {
         plan_.send.push_back(entry);
+        renewed_.insert(entry.path);
         changed_inside(entry.path);
       } else if (!same_meta(entry, old)) {
         plan_.touch.push_back(entry);
       }
       break;
+    case EntryKind::hardlink:
+      // Linked already, to a file that keeps its inode: nothing (its metadata is the file's). The source's order
+      // puts a file before its other names, so renewed_ knows about the file by now.
+      if (entry.target != old.target || renewed_.count(entry.target) != 0) {
+        plan_.hardlinks.push_back(entry);
+        changed_inside(entry.path);
+      }
+      break;
+    case EntryKind::copy: break;
     case EntryKind::symlink:
       if (entry.target != old.target) {
         plan_.links.push_back(entry);
@@ -105,7 +126,36 @@ void Planner::add_extraneous(const std::set<std::string_view>& source_paths) {
   }
 }
 
+// Files to send whose content the node holds already at a path this sync leaves alone, or that an earlier file
+// of this sync brings, become copies made on the node.
+void Planner::content_once() {
+  std::map<ContentKey, std::string> on_node;
+  for (const auto& [path, entry] : dest_) {
+    if (!holds_content(*entry) || entry->size == 0 || removed_.count(path) || renewed_.count(path)) continue;
+    on_node.emplace(ContentKey{entry->size, entry->hash}, std::string(path));
+  }
+  std::set<std::string_view> replaced;  // destination paths whose entry this sync replaces
+  for (const auto& e : plan_.hardlinks) replaced.insert(e.path);
+  for (const auto& e : plan_.links) replaced.insert(e.path);
+  std::vector<Entry> send;
+  for (auto& entry : plan_.send) {
+    ContentKey key{entry.size, entry.hash};
+    auto found = entry.size == 0 ? on_node.end() : on_node.find(key);
+    if (found != on_node.end() && replaced.count(found->second) == 0) {
+      Entry copy = entry;
+      copy.kind = EntryKind::copy;
+      copy.target = found->second;
+      plan_.copies.push_back(std::move(copy));
+      continue;
+    }
+    if (entry.size > 0) on_node.insert_or_assign(key, entry.path);  // arrives before the commit
+    send.push_back(std::move(entry));
+  }
+  plan_.send = std::move(send);
+}
+
 SyncPlan Planner::finish(const Manifest& source) {
+  content_once();
   // Descending byte order puts everything below a directory before the directory itself.
   plan_.remove.assign(removed_.rbegin(), removed_.rend());
   for (const auto& entry : source.entries) {

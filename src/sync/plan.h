@@ -7,6 +7,11 @@
 // differ (after its contents changed). With `delete_extraneous`, destination entries that the source lacks
 // are deleted, deepest first; without it they are left alone. An entry of another kind in the way of a source
 // entry is always deleted first (a file where the source has a directory, ...).
+//
+// Content moves once: a file whose content the node already holds at a path the sync leaves alone, or that
+// another file of this sync brings, is a `copy` made on the node from there (a renamed file, two identical
+// files: nothing or one transfer). A hard link (another name of a file, manifest.h) is made on the node when
+// the destination's name is not already a link to that file (or the file is being replaced).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,8 @@ struct SyncPlan {
   std::vector<std::string> remove;  // destination paths to delete, children before their directory
   std::vector<Entry> make_dirs;     // missing directories, parents first
   std::vector<Entry> send;          // files whose content must move, in source order
+  std::vector<Entry> copies;        // kind copy: files made on the node from content it holds at `target`
+  std::vector<Entry> hardlinks;     // kind hardlink: names to (re)link to the file at `target`
   std::vector<Entry> links;         // symlinks to create or replace
   std::vector<Entry> touch;         // files with the right content but another mode or mtime
   std::vector<Entry> dir_meta;      // every source directory whose mode/mtime must be set (incl. new ones),
@@ -28,8 +35,8 @@ struct SyncPlan {
   uint64_t send_bytes = 0;          // sum of send[i].size
 
   bool empty() const {
-    return remove.empty() && make_dirs.empty() && send.empty() && links.empty() && touch.empty() &&
-           dir_meta.empty();
+    return remove.empty() && make_dirs.empty() && send.empty() && copies.empty() && hardlinks.empty() &&
+           links.empty() && touch.empty() && dir_meta.empty();
   }
 };
 

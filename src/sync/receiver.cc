@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "posix/clock.h"
 #include "posix/environment.h"
 #include "posix/file.h"
 #include "sync/dest_tree.h"
@@ -14,6 +15,7 @@
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
 #include "sync/zstd_codec.h"
+#include "util/random.h"
 
 namespace muster::sync {
 namespace {
@@ -22,6 +24,26 @@ using namespace muster::protocol;
 
 constexpr size_t kManifestPart = 4u << 20;      // bytes of encoded entries per SyncManifest frame
 constexpr uint32_t kMaxChunk = kMaxFrame - 64;  // a SyncData never expands beyond one frame's worth
+constexpr size_t kCopyBuffer = 1u << 20;
+constexpr int64_t kTempGraceNs = 2'000'000'000;  // a temporary younger than this is never taken for stale
+constexpr size_t kMaxTempStem = 160;             // bytes of the file's name kept in its temporary's name
+
+// Feeds `bytes` zero bytes to `hash` (a hole reads as zeros).
+void hash_zeros(ContentHasher& hash, uint64_t bytes) {
+  static const std::string zeros(256u << 10, '\0');
+  while (bytes > 0) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(bytes, zeros.size()));
+    hash.update(std::string_view(zeros.data(), n));
+    bytes -= n;
+  }
+}
+
+// `.<name>.muster-tmp-<writer>-<what>`: in the file's own directory, hidden, and recognizable as a temporary
+// (manifest.h); a long name is shortened so the temporary stays within NAME_MAX.
+std::string temp_name(const std::string& name, const std::string& writer, std::string_view what) {
+  std::string stem = name.size() > kMaxTempStem ? name.substr(0, kMaxTempStem) : name;
+  return fmt::format(".{}{}{}-{}", stem, kTempMarker, writer, what);
+}
 
 // A file being received: its temporary, what it must turn out to be, and how far it got.
 struct Incoming {
@@ -37,6 +59,9 @@ struct Incoming {
 
 struct Receiver::Session {
   uint32_t id = 0;
+  // This writer's part of its temporaries' names: random, so two syncs into one destination (two heads, or
+  // two nodes on one shared filesystem) never pick the same name; liveness is the flock, not the name.
+  std::string writer = random_hex(12);
   std::optional<DestTree> tree;
   bool dry_run = false;
   HashCache cache;
@@ -81,6 +106,8 @@ struct Receiver::Session {
   std::vector<AgentMessage> start_file(const SyncFile& m);
   std::vector<AgentMessage> data(const SyncData& m);
   std::vector<AgentMessage> commit(const SyncCommit& m);
+  Result<void> copy_local(const Entry& entry);
+  Result<void> apply_commit_entry(const Entry& entry);
   AgentMessage finish(uint32_t file_id);
   AgentMessage fail_file(uint32_t file_id, uint64_t bytes, const std::string& why);
 };
@@ -101,7 +128,8 @@ std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
   auto manifest = scan_tree(m.root, *rules, &cache);
   if (!manifest) return fail(manifest.error().message);
   if (!dry_run) {
-    for (const auto& temp : manifest->stale_temps) (void)tree->remove(temp);
+    int64_t now = posix::wall_clock_ns();
+    for (const auto& temp : manifest->stale_temps) (void)tree->remove_stale_temp(temp, now, kTempGraceNs);
     cache.forget_unused();
     (void)cache.save();
   }
@@ -154,9 +182,8 @@ std::vector<AgentMessage> Receiver::Session::start_file(const SyncFile& m) {
   if (!parent) return {SyncAck{m.session, m.file, SyncAckState::failed, 0, parent.error().message}};
   auto file = std::make_unique<Incoming>();
   file->header = m;
-  file->temp = fmt::format(".{}{}{}-{}", parent->name, kTempMarker, posix::current_pid(), m.file);
+  file->temp = temp_name(parent->name, writer, std::to_string(m.file));
   file->parent = std::move(*parent);
-  (void)file->parent.dir.remove(file->temp, false);
   auto created = with_unlock(m.path, [&] { return file->parent.dir.create_file(file->temp, 0600); });
   if (!created) {
     return {SyncAck{m.session, m.file, SyncAckState::failed, 0,
@@ -164,6 +191,7 @@ std::vector<AgentMessage> Receiver::Session::start_file(const SyncFile& m) {
                                 created.error().message)}};
   }
   file->fd = std::move(*created);
+  (void)posix::try_lock_exclusive(file->fd.get());  // held until the file is in place: see remove_stale_temp
   files[m.file] = std::move(file);
   if (m.size == 0) return {finish(m.file)};
   return {};
@@ -174,6 +202,19 @@ std::vector<AgentMessage> Receiver::Session::data(const SyncData& m) {
   if (it == files.end()) return {};  // the file failed already: its remaining data is dropped
   Incoming& file = *it->second;
   std::string_view bytes = m.bytes;
+  if (m.codec == SyncCodec::hole) {
+    if (!m.bytes.empty() || file.written + m.raw_size > file.header.size) {
+      return {fail_file(m.file, file.written, fmt::format("malformed hole in {}", shown(file.header.path)))};
+    }
+    if (auto skipped = posix::skip_forward(file.fd.get(), m.raw_size); !skipped) {
+      return {fail_file(m.file, file.written,
+                        fmt::format("cannot write {}: {}", shown(file.header.path), skipped.error().message))};
+    }
+    hash_zeros(file.hash, m.raw_size);
+    file.written += m.raw_size;
+    if (file.written == file.header.size) return {finish(m.file)};
+    return {SyncAck{id, m.file, SyncAckState::progress, file.written, ""}};
+  }
   if (m.codec == SyncCodec::zstd) {
     if (m.raw_size > kMaxChunk) return {fail_file(m.file, file.written, "compressed chunk too large")};
     if (!zstd.decompress(m.bytes, m.raw_size, scratch)) {
@@ -205,21 +246,85 @@ AgentMessage Receiver::Session::finish(uint32_t file_id) {
                                  "changed while it was read?); not written",
                                  shown(h.path), got, h.hash));
   }
+  // The size first: a file that ends in a hole has none of that hole written.
+  if (auto sized = posix::truncate_fd(file.fd.get(), h.size); !sized) {
+    return fail_file(file_id, file.written, fmt::format("cannot write {}: {}", shown(h.path), sized.error().message));
+  }
   if (auto set = posix::set_fd_meta(file.fd.get(), h.mode, h.mtime_ns); !set) {
     return fail_file(file_id, file.written,
                      fmt::format("cannot set mode/time of {}: {}", shown(h.path), set.error().message));
   }
-  file.fd.reset();
   if (auto renamed = file.parent.dir.rename(file.temp, file.parent.name); !renamed) {
     return fail_file(file_id, file.written,
                      fmt::format("cannot rename into {}: {}", shown(h.path), renamed.error().message));
   }
-  if (auto st = file.parent.dir.stat(file.parent.name); st && *st) {
-    cache.store(h.path, identity_of(**st), h.hash);
-  }
+  if (auto st = posix::stat_fd(file.fd.get())) cache.store(h.path, identity_of(*st), h.hash);
+  file.fd.reset();  // (the lock goes with it, now that the temporary's name is gone)
   uint64_t written = file.written;
   files.erase(file_id);
   return SyncAck{id, file_id, SyncAckState::done, written, ""};
+}
+
+// A file the node makes from content it holds at `entry.target` (sync/plan.h): copied into a temporary next to
+// its destination (holes stay holes), verified against the source's hash, then given its metadata and renamed.
+Result<void> Receiver::Session::copy_local(const Entry& entry) {
+  auto from = tree->parent_of(entry.target, false);
+  if (!from) return from.error();
+  auto in = from->dir.open_read(from->name);
+  if (!in) return make_error(ErrorKind::io, "cannot read {}: {}", shown(entry.target), in.error().message);
+  auto ranges = posix::data_ranges(in->get(), entry.size);
+  if (!ranges) return make_error(ErrorKind::io, "cannot read {}: {}", shown(entry.target), ranges.error().message);
+  auto parent = tree->parent_of(entry.path, true);
+  if (!parent) return parent.error();
+  std::string temp = temp_name(parent->name, writer, "copy");
+  auto out = with_unlock(entry.path, [&] { return parent->dir.create_file(temp, 0600); });
+  if (!out) return make_error(ErrorKind::io, "cannot create a temporary file for {}: {}", shown(entry.path), out.error().message);
+  (void)posix::try_lock_exclusive(out->get());
+  auto fail = [&](std::string why) -> Result<void> {
+    (void)parent->dir.remove(temp, false);
+    return make_error(ErrorKind::io, "{}", why);
+  };
+  ContentHasher hash;
+  std::string buffer(kCopyBuffer, '\0');
+  uint64_t at = 0;
+  for (const auto& [begin, end] : *ranges) {
+    hash_zeros(hash, begin - at);
+    if (auto skipped = posix::skip_forward(out->get(), begin - at); !skipped) return fail(skipped.error().message);
+    for (at = begin; at < end;) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), end - at));
+      auto got = posix::read_full_at(in->get(), std::span<char>(buffer.data(), want), at);
+      if (!got || *got != want) return fail(fmt::format("{} changed while it was copied", shown(entry.target)));
+      std::string_view chunk(buffer.data(), want);
+      if (auto wrote = posix::write_all(out->get(), chunk); !wrote) {
+        return fail(fmt::format("cannot write {}: {}", shown(entry.path), wrote.error().message));
+      }
+      hash.update(chunk);
+      at += want;
+    }
+  }
+  hash_zeros(hash, entry.size - std::min(at, entry.size));
+  if (hash.digest() != entry.hash) {
+    return fail(fmt::format("{}: the content copied from {} is not the source's (changed on the node?); not written",
+                            shown(entry.path), shown(entry.target)));
+  }
+  if (auto done = posix::truncate_fd(out->get(), entry.size); !done) return fail(done.error().message);
+  if (auto set = posix::set_fd_meta(out->get(), entry.mode, entry.mtime_ns); !set) return fail(set.error().message);
+  if (auto renamed = parent->dir.rename(temp, parent->name); !renamed) {
+    return fail(fmt::format("cannot rename into {}: {}", shown(entry.path), renamed.error().message));
+  }
+  if (auto st = posix::stat_fd(out->get())) cache.store(entry.path, identity_of(*st), entry.hash);
+  return {};
+}
+
+Result<void> Receiver::Session::apply_commit_entry(const Entry& entry) {
+  switch (entry.kind) {
+    case EntryKind::copy: return copy_local(entry);
+    case EntryKind::hardlink:
+      return with_unlock(entry.path, [&] { return tree->make_hardlink(entry.path, entry.target, writer + "-link"); });
+    case EntryKind::symlink:
+      return with_unlock(entry.path, [&] { return tree->make_symlink(entry.path, entry.target, writer + "-link"); });
+    default: return make_error(ErrorKind::protocol, "sync commit: {} is no link or copy", entry.path);
+  }
 }
 
 std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
@@ -231,21 +336,24 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
   for (const auto* decoded : {&links, &touch, &dirs}) {
     if (!*decoded) return done(decoded->error().message);
   }
-  for (const auto& link : *links) {
-    auto made = with_unlock(link.path, [&] {
-      return tree->make_symlink(link.path, link.target, fmt::format("{}-link", posix::current_pid()));
-    });
-    if (!made) return done(made.error().message);
+  // Copies first (a hard link may name one as its file), then hard links, then symbolic links.
+  std::vector<Entry> ordered = *links;
+  std::stable_sort(ordered.begin(), ordered.end(), [](const Entry& a, const Entry& b) {
+    auto rank = [](EntryKind kind) { return kind == EntryKind::copy ? 0 : kind == EntryKind::hardlink ? 1 : 2; };
+    return rank(a.kind) < rank(b.kind);
+  });
+  for (const auto& entry : ordered) {
+    if (auto made = apply_commit_entry(entry); !made) return done(made.error().message);
   }
   for (const auto& file : *touch) {
     if (auto set = tree->set_meta(file.path, file.mode, file.mtime_ns); !set) return done(set.error().message);
     auto st = posix::lstat_path(dest_display(tree->root(), file.path));
-    if (st && *st) cache.store(file.path, identity_of(**st), file.hash);
+    if (st && *st && (*st)->is_file()) cache.store(file.path, identity_of(**st), file.hash);
   }
   // Deepest first: setting a directory's time must come after every change inside it.
-  std::vector<Entry> ordered = *dirs;
-  std::sort(ordered.begin(), ordered.end(), [](const Entry& a, const Entry& b) { return a.path > b.path; });
-  for (const auto& dir : ordered) {
+  std::vector<Entry> deepest_first = *dirs;
+  std::sort(deepest_first.begin(), deepest_first.end(), [](const Entry& a, const Entry& b) { return a.path > b.path; });
+  for (const auto& dir : deepest_first) {
     if (auto set = tree->set_meta(dir.path, dir.mode, dir.mtime_ns); !set) return done(set.error().message);
   }
   relock_all(*dirs);

@@ -74,6 +74,9 @@ Result<SyncRequest> make_sync_request(const SyncOptions& flags) {
   request.delete_extraneous = flags.delete_extraneous;
   request.dry_run = flags.dry_run;
   request.compress = !flags.no_compress;
+  auto links = parse_link_policy(flags.links);
+  if (!links) return links.error();
+  request.links = *links;
   return request;
 }
 

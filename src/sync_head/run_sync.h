@@ -22,6 +22,7 @@ struct SyncOptions {
   bool delete_extraneous = false;
   bool dry_run = false;
   bool no_compress = false;
+  std::string links;            // keep, copy-target, skip; empty: ask when needed (source_scan.h)
   bool quiet = false;           // no summary when every node ends up identical
   std::string fanout = "auto";  // star, chain, or auto (chain from 3 ssh nodes on, star if it cannot be built)
 };

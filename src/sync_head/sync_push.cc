@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <set>
 #include <unordered_set>
 
 #include <fmt/core.h>
@@ -23,6 +24,7 @@ using namespace muster::protocol;
 constexpr uint32_t kSession = 1;
 constexpr size_t kChunk = 256u << 10;         // file bytes per SyncData frame
 constexpr size_t kMinCompressible = 4096;    // smaller chunks go raw
+constexpr uint64_t kMaxHole = 64u << 20;     // zero bytes one SyncData hole stands for (the node hashes them)
 constexpr size_t kMaxFileErrors = 5;         // per node, in the report
 constexpr int64_t kProgressEveryMs = 250;
 
@@ -82,6 +84,8 @@ class Pusher final : public head::PoolListener {
   }
   void acked(size_t node, uint32_t file, uint64_t bytes);
   Result<void> send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets);
+  // Waits for room in every target's window, then sends one SyncData of `raw` file bytes.
+  Result<bool> send_chunk(uint32_t id, const std::vector<size_t>& targets, protocol::SyncData data, uint64_t raw);
   void send_to(const std::vector<size_t>& targets, uint32_t id, const std::string& frame, uint64_t raw);
   void report_progress(bool force);
 
@@ -94,6 +98,7 @@ class Pusher final : public head::PoolListener {
   int64_t transfer_start_ms_ = 0;
   int64_t last_progress_ms_ = 0;
   sync::ZstdCompressor zstd_;
+  std::set<std::string> followed_files_;  // read through a link (--links copy-target)
 
  public:
 };
@@ -189,7 +194,7 @@ void Pusher::on_node_message(size_t node, const AgentMessage& message) {
       state.have_manifest = true;
       return;
     }
-    auto entries = sync::decode_entries(part->entries, sync::SymlinkTargets::any);
+    auto entries = sync::decode_entries(part->entries);
     if (!entries) {
       fail_node(node, "bad manifest from the node: " + entries.error().message);
       state.have_manifest = true;
@@ -273,32 +278,57 @@ void Pusher::send_to(const std::vector<size_t>& targets, uint32_t id, const std:
   report_.head_wire_bytes += chain_ ? frame.size() : frame.size() * live.size();
 }
 
+Result<bool> Pusher::send_chunk(uint32_t id, const std::vector<size_t>& targets, SyncData data, uint64_t raw) {
+  // Window: the slowest target sets the pace; a lost node leaves `active` and stops holding it back.
+  auto waited = wait_until([&] {
+    return std::all_of(targets.begin(), targets.end(), [&](size_t node) {
+      return !active(node) || nodes_[node].sent - nodes_[node].acked < nodes_[node].window.bytes();
+    });
+  });
+  if (!waited) return waited.error();
+  if (std::none_of(targets.begin(), targets.end(), [&](size_t n) { return active(n) && !nodes_[n].failed_files.count(id); })) {
+    return false;
+  }
+  if (data.codec != SyncCodec::hole) report_.unique_bytes += raw;
+  send_to(targets, id, encode(HeadMessage{data}), raw);
+  return true;
+}
+
 Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets) {
   std::string path = request_.source + "/" + entry.path;
-  auto fd = posix::open_read(path, true);
+  auto fd = posix::open_read(path, followed_files_.count(entry.path) == 0);
   std::string read_error;
   if (!fd) read_error = fd.error().message;
   send_to(targets, id, encode(HeadMessage{SyncFile{kSession, id, entry.path, entry.size, entry.mode, entry.mtime_ns,
                                                    entry.hash}}),
           0);
+  // A sparse file (fewer blocks than its size) goes as its data and its holes; the nodes leave the holes holes.
+  std::vector<std::pair<uint64_t, uint64_t>> data{{0, entry.size}};
+  if (read_error.empty()) {
+    auto st = posix::stat_fd(fd->get());
+    if (st && st->blocks * 512 < st->size) {
+      if (auto ranges = posix::data_ranges(fd->get(), entry.size)) data = std::move(*ranges);
+    }
+  }
   bool try_compress = request_.compress;
   std::string chunk(kChunk, '\0'), packed;
   uint64_t offset = 0;
+  size_t range = 0;
   while (offset < entry.size) {
-    // Window: the slowest target sets the pace; a lost node leaves `active` and stops holding it back.
-    auto waited = wait_until([&] {
-      return std::all_of(targets.begin(), targets.end(), [&](size_t node) {
-        return !active(node) || nodes_[node].sent - nodes_[node].acked < nodes_[node].window.bytes();
-      });
-    });
-    if (!waited) return waited;
-    if (std::none_of(targets.begin(), targets.end(), [&](size_t n) { return active(n) && !nodes_[n].failed_files.count(id); })) {
-      break;
+    while (range < data.size() && data[range].second <= offset) ++range;
+    uint64_t data_start = range < data.size() ? data[range].first : entry.size;
+    if (data_start > offset) {  // a hole up to the next data
+      auto hole = static_cast<uint32_t>(std::min<uint64_t>(data_start - offset, kMaxHole));
+      auto sent = send_chunk(id, targets, SyncData{kSession, id, SyncCodec::hole, hole, {}}, hole);
+      if (!sent) return sent.error();
+      if (!*sent) break;
+      offset += hole;
+      continue;
     }
-    size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, entry.size - offset));
+    size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, data[range].second - offset));
     size_t got = 0;
     if (read_error.empty()) {
-      auto read = posix::read_full(fd->get(), std::span<char>(chunk.data(), want));
+      auto read = posix::read_full_at(fd->get(), std::span<char>(chunk.data(), want), offset);
       if (read) got = *read;
       else read_error = read.error().message;
     }
@@ -307,18 +337,19 @@ Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std:
     std::fill(chunk.begin() + static_cast<ptrdiff_t>(got), chunk.begin() + static_cast<ptrdiff_t>(want), '\0');
     if (got < want && read_error.empty()) read_error = "the file shrank while it was read";
     std::string_view raw(chunk.data(), want);
-    SyncData data{kSession, id, SyncCodec::raw, static_cast<uint32_t>(want), {}};
+    SyncData frame{kSession, id, SyncCodec::raw, static_cast<uint32_t>(want), {}};
     if (try_compress && want >= kMinCompressible) {
       if (zstd_.compress_if_smaller(raw, packed)) {
-        data.codec = SyncCodec::zstd;
-        data.bytes = packed;
+        frame.codec = SyncCodec::zstd;
+        frame.bytes = packed;
       } else {
         try_compress = false;  // incompressible content (weights, archives): stop trying for this file
       }
     }
-    if (data.codec == SyncCodec::raw) data.bytes.assign(raw);
-    report_.unique_bytes += want;
-    send_to(targets, id, encode(HeadMessage{data}), want);
+    if (frame.codec == SyncCodec::raw) frame.bytes.assign(raw);
+    auto sent = send_chunk(id, targets, std::move(frame), want);
+    if (!sent) return sent.error();
+    if (!*sent) break;
     offset += want;
   }
   if (!read_error.empty()) {
@@ -336,16 +367,12 @@ std::string encode_sorted(std::vector<sync::Entry> entries) {
   return sync::encode_entries(entries);
 }
 
-Result<void> check_source_safe(const sync::Manifest& manifest, const std::string& source) {
-  for (const auto& entry : manifest.entries) {
-    if (entry.kind == sync::EntryKind::symlink && !sync::is_safe_symlink(entry.path, entry.target)) {
-      return make_error(ErrorKind::usage,
-                        "{}/{} -> {} points outside the synced directory; a copy would not be the same on the "
-                        "nodes. Replace it with a relative link inside, or leave it out with --exclude '{}'",
-                        source, entry.path, entry.target, entry.path);
-    }
-  }
-  return {};
+// Everything the commit makes on the node: copies, hard links, symbolic links (one field, in path order).
+std::string commit_links(const sync::SyncPlan& plan) {
+  std::vector<sync::Entry> all = plan.copies;
+  all.insert(all.end(), plan.hardlinks.begin(), plan.hardlinks.end());
+  all.insert(all.end(), plan.links.begin(), plan.links.end());
+  return encode_sorted(std::move(all));
 }
 
 Result<SyncReport> Pusher::run() {
@@ -354,14 +381,17 @@ Result<SyncReport> Pusher::run() {
     return make_error(ErrorKind::usage, "{}: no such directory", request_.source);
   }
   auto cache = sync::HashCache::load(sync::HashCache::path_for(request_.source, request_.cache_dir));
-  auto source = sync::scan_tree(request_.source, request_.rules, &cache);
-  if (!source) return source.error();
-  if (auto safe = check_source_safe(*source, request_.source); !safe) return safe.error();
+  auto scanned = scan_source(request_.source, request_.destination, request_.rules, &cache, request_.links);
+  if (!scanned) return scanned.error();
+  const sync::Manifest* source = &scanned->manifest;
+  followed_files_ = std::move(scanned->followed_files);
+  report_.links = scanned->links;
   cache.forget_unused();
   (void)cache.save();  // a cache that cannot be written only costs time next run
   report_.hashed_bytes = source->hashed_bytes;
   report_.source_entries = source->entries.size();
   for (const auto& entry : source->entries) {
+    if (entry.kind == sync::EntryKind::hardlink) ++report_.source_hardlinks;
     if (entry.kind != sync::EntryKind::file) continue;
     ++report_.source_files;
     report_.source_bytes += entry.size;
@@ -416,7 +446,7 @@ Result<SyncReport> Pusher::run() {
   }
   for (size_t node : busy) {
     const auto& plan = report_.nodes[node].plan;
-    send_to_node(node, SyncCommit{kSession, encode_sorted(plan.links), encode_sorted(plan.touch),
+    send_to_node(node, SyncCommit{kSession, commit_links(plan), encode_sorted(plan.touch),
                                   encode_sorted(plan.dir_meta)});
   }
   if (auto waited = wait_until([&] {

@@ -20,6 +20,7 @@
 #include "head/agent_pool.h"
 #include "sync/exclude.h"
 #include "sync/plan.h"
+#include "sync_head/source_scan.h"
 
 namespace muster::sync_head {
 
@@ -30,6 +31,7 @@ struct SyncRequest {
   bool delete_extraneous = false;
   bool dry_run = false;
   bool compress = true;
+  LinkPolicy links = LinkPolicy::ask;  // what links that leave the tree become (source_scan.h)
   std::string cache_dir;            // hash cache of the source (empty: default)
   // Relay chain: when not empty, the pool holds only the first node and these are the nodes after it, reached
   // through the chain (node 1's agent starts node 2's over ssh from node 1, and so on). Every file then leaves
@@ -52,6 +54,8 @@ struct NodeSyncReport {
 struct SyncReport {
   std::string destination;  // the request's
   uint64_t source_entries = 0, source_files = 0, source_bytes = 0;
+  uint64_t source_hardlinks = 0;  // names of files that have another name earlier in the tree
+  SourceLinks links;              // what became of the links that leave the tree
   uint64_t hashed_bytes = 0;  // source bytes read to hash (0 when the cache knew every file)
   int64_t scan_ms = 0;        // source scan + destination manifests
   int64_t transfer_ms = 0;    // first file byte to last commit

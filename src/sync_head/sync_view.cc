@@ -35,6 +35,26 @@ std::string format_size(uint64_t bytes) {
   return fmt::format("{:.2f} {}", value, units[unit]);
 }
 
+std::string format_link_notes(const SyncReport& report) {
+  std::string out;
+  const auto& links = report.links;
+  if (report.source_hardlinks > 0) {
+    out += fmt::format("hard links: {} name{} of files that have another name in the tree, linked on the nodes "
+                       "(each file's content moves once)\n", report.source_hardlinks,
+                       report.source_hardlinks == 1 ? "" : "s");
+  }
+  if (links.kept_leaving > 0) {
+    out += fmt::format("links leaving the tree: {}, copied as links; what they point to is node-local: each node "
+                       "needs its own (`muster doctor --path TARGET` compares it across nodes)\n", links.kept_leaving);
+  }
+  if (links.copied > 0) {
+    out += fmt::format("links leaving the tree: {} replaced by what they point to (--links copy-target)\n",
+                       links.copied);
+  }
+  if (links.skipped > 0) out += fmt::format("links leaving the tree: {} left out (--links skip)\n", links.skipped);
+  return out;
+}
+
 std::string format_progress(const SyncProgress& p, const std::vector<std::string>& names) {
   uint64_t done = 0;
   size_t slowest = 0;
@@ -66,19 +86,20 @@ std::string format_summary(const SyncReport& report, const std::vector<std::stri
   std::string out = fmt::format("synced {} -> {} on {} node{}: {} files, {}\n", source, destination, names.size(),
                                 names.size() == 1 ? "" : "s", report.source_files, format_size(report.source_bytes));
   size_t width = name_width(names);
-  out += fmt::format("  {:<{}}  {:>7}  {:>10}  {:>10}  {:>7}  {:>7}  {}\n", "node", width, "files", "bytes", "on wire",
-                     "removed", "time", "status");
+  out += fmt::format("  {:<{}}  {:>7}  {:>10}  {:>10}  {:>7}  {:>7}  {:>7}  {}\n", "node", width, "files", "bytes",
+                     "on wire", "copied", "removed", "time", "status");
   uint64_t moved_max = 0;
   for (size_t i = 0; i < report.nodes.size() && i < names.size(); ++i) {
     const auto& node = report.nodes[i];
     moved_max = std::max(moved_max, node.bytes_done);
     std::string status = node.ok() ? (node.plan.empty() ? "up to date" : "identical") : "FAILED";
-    out += fmt::format("  {:<{}}  {:>7}  {:>10}  {:>10}  {:>7}  {:>6.1f}s  {}\n", names[i], width, node.files_done,
-                       format_size(node.bytes_done), format_size(node.wire_bytes), node.plan.remove.size(),
-                       seconds(node.finished_ms), status);
+    out += fmt::format("  {:<{}}  {:>7}  {:>10}  {:>10}  {:>7}  {:>7}  {:>6.1f}s  {}\n", names[i], width,
+                       node.files_done, format_size(node.bytes_done), format_size(node.wire_bytes),
+                       node.plan.copies.size(), node.plan.remove.size(), seconds(node.finished_ms), status);
     if (!node.error.empty()) out += fmt::format("      {}\n", node.error);
     for (const auto& error : node.file_errors) out += fmt::format("      {}\n", error);
   }
+  out += format_link_notes(report);
   out += fmt::format("scan {:.2f}s (hashed {}), transfer {:.2f}s", seconds(report.scan_ms),
                      format_size(report.hashed_bytes), seconds(report.transfer_ms));
   if (moved_max > 0) {
@@ -95,6 +116,7 @@ std::string format_dry_run(const SyncReport& report, const std::vector<std::stri
                            const std::string& source, const std::string& destination) {
   std::string out = fmt::format("dry run: {} -> {} ({} files, {}); nothing was changed\n", source, destination,
                                 report.source_files, format_size(report.source_bytes));
+  out += format_link_notes(report);
   for (size_t i = 0; i < report.nodes.size() && i < names.size(); ++i) {
     const auto& node = report.nodes[i];
     const auto& plan = node.plan;
@@ -106,14 +128,21 @@ std::string format_dry_run(const SyncReport& report, const std::vector<std::stri
       out += fmt::format("{}: up to date\n", names[i]);
       continue;
     }
-    out += fmt::format("{}: {} file{} to send ({}), {} to delete, {} link{}, {} metadata change{}\n", names[i],
-                       plan.send.size(), plan.send.size() == 1 ? "" : "s", format_size(plan.send_bytes),
-                       plan.remove.size(), plan.links.size(), plan.links.size() == 1 ? "" : "s",
-                       plan.touch.size() + plan.dir_meta.size(), plan.touch.size() + plan.dir_meta.size() == 1 ? "" : "s");
+    auto plural = [](size_t n) { return n == 1 ? "" : "s"; };
+    std::string copies = plan.copies.empty() ? "" : fmt::format(", {} to copy there", plan.copies.size());
+    std::string hard = plan.hardlinks.empty() ? ""
+                                              : fmt::format(", {} hard link{}", plan.hardlinks.size(),
+                                                            plural(plan.hardlinks.size()));
+    size_t meta = plan.touch.size() + plan.dir_meta.size();
+    out += fmt::format("{}: {} file{} to send ({}){}, {} to delete, {} link{}{}, {} metadata change{}\n", names[i],
+                       plan.send.size(), plural(plan.send.size()), format_size(plan.send_bytes), copies,
+                       plan.remove.size(), plan.links.size(), plural(plan.links.size()), hard, meta, plural(meta));
     for (const auto& path : plan.remove) out += fmt::format("  - {}\n", path);
     for (const auto& dir : plan.make_dirs) out += fmt::format("  d {}/\n", dir.path);
     for (const auto& file : plan.send) out += fmt::format("  + {} ({})\n", file.path, format_size(file.size));
+    for (const auto& copy : plan.copies) out += fmt::format("  c {} (from {} on the node)\n", copy.path, copy.target);
     for (const auto& link : plan.links) out += fmt::format("  l {} -> {}\n", link.path, link.target);
+    for (const auto& link : plan.hardlinks) out += fmt::format("  h {} => {}\n", link.path, link.target);
     for (const auto& file : plan.touch) out += fmt::format("  m {}\n", file.path);
   }
   return out;

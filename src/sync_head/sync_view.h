@@ -18,7 +18,11 @@ std::string format_progress(const SyncProgress& progress, const std::vector<std:
 std::string format_summary(const SyncReport& report, const std::vector<std::string>& names,
                            const std::string& source, const std::string& destination);
 
-// Per node, what a real run would do (`+` send, `-` delete, `l` link, `m` metadata, `d` directory).
+// The lines about hard links and links that leave the tree (empty when there are none).
+std::string format_link_notes(const SyncReport& report);
+
+// Per node, what a real run would do (`+` send, `c` copy from content the node has, `-` delete, `l` link,
+// `h` hard link, `m` metadata, `d` directory).
 std::string format_dry_run(const SyncReport& report, const std::vector<std::string>& names,
                            const std::string& source, const std::string& destination);
 

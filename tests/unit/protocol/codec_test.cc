@@ -234,7 +234,7 @@ TEST(Codec, OutOfRangeEnumsAreErrors) {
     std::string payload = "\x01\0\0\0\x01\0\0\0"s + static_cast<char>(state) + std::string(12, '\0');
     EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::sync_ack), payload).has_value()) << int{state};
   }
-  for (uint8_t codec : {2, 255}) {
+  for (uint8_t codec : {3, 255}) {
     std::string payload = "\x01\0\0\0\x01\0\0\0"s + static_cast<char>(codec) + std::string(8, '\0');
     EXPECT_FALSE(decode_head(static_cast<uint8_t>(Type::sync_data), payload).has_value()) << int{codec};
   }

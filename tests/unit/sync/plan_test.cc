@@ -13,8 +13,18 @@ namespace {
 Entry dir(std::string path, uint32_t mode = 0755, int64_t mtime = 100) {
   return Entry{std::move(path), EntryKind::directory, mode, 0, mtime, 0, ""};
 }
-Entry file(std::string path, uint64_t hash = 1, uint64_t size = 10, uint32_t mode = 0644, int64_t mtime = 200) {
+// hash 0: one derived from the path, so that files of different paths have different content unless a test says
+// otherwise (identical content moves once: see ContentOnce below).
+Entry file(std::string path, uint64_t hash = 0, uint64_t size = 10, uint32_t mode = 0644, int64_t mtime = 200) {
+  if (hash == 0) hash = std::hash<std::string>()(path) | 1;
   return Entry{std::move(path), EntryKind::file, mode, size, mtime, hash, ""};
+}
+Entry hardlink(std::string path, std::string target, uint64_t hash = 0) {
+  Entry entry = file(target, hash);
+  entry.path = std::move(path);
+  entry.kind = EntryKind::hardlink;
+  entry.target = std::move(target);
+  return entry;
 }
 Entry link(std::string path, std::string target) {
   uint64_t size = target.size();
@@ -36,13 +46,13 @@ using Paths = std::vector<std::string>;
 
 // The plan as paths only, for compact expectations.
 struct PlanPaths {
-  Paths remove, make_dirs, send, links, touch, dir_meta;
+  Paths remove, make_dirs, send, links, touch, dir_meta, copies = {}, hardlinks = {};
   bool operator==(const PlanPaths&) const = default;
 };
 
 PlanPaths plan_paths(const SyncPlan& plan) {
-  return PlanPaths{plan.remove, paths(plan.make_dirs), paths(plan.send), paths(plan.links), paths(plan.touch),
-                   paths(plan.dir_meta)};
+  return PlanPaths{plan.remove,     paths(plan.make_dirs), paths(plan.send),   paths(plan.links),
+                   paths(plan.touch), paths(plan.dir_meta), paths(plan.copies), paths(plan.hardlinks)};
 }
 
 std::ostream& operator<<(std::ostream& out, const PlanPaths& p) {
@@ -57,6 +67,8 @@ std::ostream& operator<<(std::ostream& out, const PlanPaths& p) {
   list("links", p.links);
   list("touch", p.touch);
   list("dir_meta", p.dir_meta);
+  list("copies", p.copies);
+  list("hardlinks", p.hardlinks);
   return out;
 }
 
@@ -203,6 +215,73 @@ TEST(PlanSync, DeterministicWhateverTheDestinationOrder) {
   }
   EXPECT_EQ(plan_paths(reference),
             (PlanPaths{{"z/old", "z", "b"}, {"b"}, {"a/f", "b/g"}, {"c"}, {}, {"b", "a"}}));
+}
+
+}  // namespace
+}  // namespace muster::sync
+
+namespace muster::sync {
+namespace {
+
+// Identical content moves once: from content the node already holds where this sync leaves it alone, or from a
+// file this sync brings; never from a path the sync removes or replaces.
+TEST(ContentOnce, IdenticalContentIsCopiedOnTheNode) {
+  // Two new files with the same content: one is sent, the other copied from it.
+  SyncPlan plan = plan_sync(manifest({file("a", 5), file("b", 5), file("c", 6)}), manifest({}), false);
+  EXPECT_EQ(paths(plan.send), (Paths{"a", "c"}));
+  ASSERT_EQ(plan.copies.size(), 1u);
+  EXPECT_EQ(plan.copies[0].path, "b");
+  EXPECT_EQ(plan.copies[0].target, "a");
+  EXPECT_EQ(plan.copies[0].kind, EntryKind::copy);
+  EXPECT_EQ(plan.send_bytes, 20u);
+
+  // A renamed file: the node has the content under its old name, which stays (no --delete).
+  plan = plan_sync(manifest({file("new", 7)}), manifest({file("old", 7)}), false);
+  EXPECT_TRUE(plan.send.empty());
+  ASSERT_EQ(plan.copies.size(), 1u);
+  EXPECT_EQ(plan.copies[0].target, "old");
+
+  // ... but not from a name this sync deletes (--delete runs before the files arrive).
+  plan = plan_sync(manifest({file("new", 7)}), manifest({file("old", 7)}), true);
+  EXPECT_EQ(paths(plan.send), (Paths{"new"}));
+  EXPECT_TRUE(plan.copies.empty());
+
+  // ... nor from a name whose content changes, nor from an empty file.
+  plan = plan_sync(manifest({file("a", 8), file("b", 7)}), manifest({file("a", 7)}), false);
+  EXPECT_EQ(paths(plan.send), (Paths{"a", "b"}));
+  Entry empty = file("e", 9, 0);
+  Entry empty2 = file("f", 9, 0);
+  plan = plan_sync(manifest({empty, empty2}), manifest({}), false);
+  EXPECT_EQ(paths(plan.send), (Paths{"e", "f"}));
+}
+
+TEST(HardLinks, LinkedOnTheNodeOnceAndOnlyWhenNeeded) {
+  // First sync: the file is sent, its other names are hard links to it.
+  std::vector<Entry> source{file("a", 5), hardlink("b", "a", 5), hardlink("c/d", "a", 5), dir("c")};
+  SyncPlan plan = plan_sync(manifest(source), manifest({}), false);
+  EXPECT_EQ(paths(plan.send), (Paths{"a"}));
+  EXPECT_EQ(paths(plan.hardlinks), (Paths{"b", "c/d"}));
+  EXPECT_TRUE(plan.copies.empty());
+  // The node holds the same links: nothing to do.
+  plan = plan_sync(manifest(source), manifest(source), false);
+  EXPECT_TRUE(plan.empty());
+  // The file changed: it is renewed (a new inode), so its names are linked again.
+  std::vector<Entry> changed{file("a", 6), hardlink("b", "a", 6), hardlink("c/d", "a", 6), dir("c")};
+  plan = plan_sync(manifest(changed), manifest(source), false);
+  EXPECT_EQ(paths(plan.send), (Paths{"a"}));
+  EXPECT_EQ(paths(plan.hardlinks), (Paths{"b", "c/d"}));
+  // The node has the names as separate files: they are replaced by links (removed first: another kind).
+  std::vector<Entry> separate{file("a", 5), file("b", 5), dir("c"), file("c/d", 5)};
+  plan = plan_sync(manifest(source), manifest(separate), false);
+  EXPECT_TRUE(plan.send.empty());
+  EXPECT_EQ(paths(plan.hardlinks), (Paths{"b", "c/d"}));
+  EXPECT_EQ(plan.remove, (Paths{"c/d", "b"}));
+  // A metadata change of the file is one touch of the file (its names share it).
+  std::vector<Entry> chmodded = source;
+  chmodded[0].mode = 0600;
+  plan = plan_sync(manifest(chmodded), manifest(source), false);
+  EXPECT_EQ(paths(plan.touch), (Paths{"a"}));
+  EXPECT_TRUE(plan.hardlinks.empty());
 }
 
 }  // namespace

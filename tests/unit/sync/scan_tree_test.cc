@@ -250,6 +250,62 @@ TEST(ScanTree, WarmCacheOverTwoThousandFilesReadsNothing) {
   EXPECT_EQ(warm.entries, cold.entries);
 }
 
+TEST(ScanTree, HardLinkedNamesAreOneFileAndLinksToItsFirstName) {
+  TempTree tree;
+  tree.write("z/data", "one inode");
+  tree.mkdir("a");
+  ASSERT_EQ(::link(tree.path("z/data").c_str(), tree.path("a/second").c_str()), 0);
+  ASSERT_EQ(::link(tree.path("z/data").c_str(), tree.path("b").c_str()), 0);
+  tree.write("c", "one inode");  // same content, its own inode: a plain file
+  Manifest m = scan(tree.base());
+  const Entry* first = find(m, "a/second");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->kind, EntryKind::file);
+  for (const char* other : {"b", "z/data"}) {
+    const Entry* e = find(m, other);
+    ASSERT_NE(e, nullptr) << other;
+    EXPECT_EQ(e->kind, EntryKind::hardlink) << other;
+    EXPECT_EQ(e->target, "a/second") << other;
+    EXPECT_EQ(e->hash, first->hash) << other;
+    EXPECT_EQ(e->size, first->size) << other;
+  }
+  EXPECT_EQ(find(m, "c")->kind, EntryKind::file);
+  EXPECT_EQ(m.hashed_bytes, 2 * std::string("one inode").size());  // the inode once, and c
+  // The wire form accepts what the scan makes.
+  EXPECT_TRUE(decode_entries(encode_entries(m.entries)));
+}
+
+TEST(ScanTree, FollowedLinksBecomeWhatTheyPointTo) {
+  TempTree outside;
+  outside.write("lib/libx.so", "library");
+  outside.write("lib/sub/h.h", "header");
+  outside.write("one.txt", "single file");
+  TempTree tree;
+  tree.symlink(outside.path("lib"), "lib");
+  tree.symlink(outside.path("one.txt"), "one");
+  tree.symlink(outside.path("nothing"), "dangling");
+  tree.symlink(outside.path("lib"), "kept");
+  std::vector<std::string> follow{"lib", "one"};
+  auto m = scan_tree(tree.base(), {}, ScanOptions{nullptr, &follow});
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(find(*m, "lib")->kind, EntryKind::directory);
+  EXPECT_EQ(find(*m, "lib/libx.so")->kind, EntryKind::file);
+  EXPECT_EQ(find(*m, "lib/sub/h.h")->size, 6u);
+  EXPECT_EQ(find(*m, "one")->kind, EntryKind::file);
+  EXPECT_EQ(find(*m, "one")->size, 11u);
+  EXPECT_EQ(find(*m, "kept")->kind, EntryKind::symlink);
+  // A link that points to nothing, and a directory that holds the link (a loop): each a problem, all named at
+  // once.
+  tree.symlink(".", "lib2");
+  std::vector<std::string> bad{"dangling", "lib2"};
+  auto failed = scan_tree(tree.base(), {}, ScanOptions{nullptr, &bad});
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("2 problems"), std::string::npos) << failed.error().message;
+  EXPECT_NE(failed.error().message.find("dangling -> "), std::string::npos) << failed.error().message;
+  EXPECT_NE(failed.error().message.find("lib2: the link leads to a directory that holds it"), std::string::npos)
+      << failed.error().message;
+}
+
 TEST(HashFile, HashesContentAndNamesMissingFiles) {
   TempTree tree;
   std::string big(3 * 1024 * 1024 + 17, 'q');  // crosses the 1 MiB buffer

@@ -61,7 +61,7 @@ SyncReport sample_report() {
 TEST(SyncView, SummaryHasOneLinePerNodeAndNamesFailures) {
   std::string out = format_summary(sample_report(), {"node1", "node2"}, "/src", "/dst");
   EXPECT_NE(out.find("synced /src -> /dst on 2 nodes: 3 files, 1.5 kB"), std::string::npos) << out;
-  EXPECT_NE(out.find("  node1        3      1.5 kB      1.2 kB        1     1.9s  identical"), std::string::npos) << out;
+  EXPECT_NE(out.find("  node1        3      1.5 kB      1.2 kB        0        1     1.9s  identical"), std::string::npos) << out;
   EXPECT_NE(out.find("FAILED\n      node lost: no heartbeat for 5000 ms"), std::string::npos) << out;
   EXPECT_NE(out.find("relay chain"), std::string::npos) << out;
 }
