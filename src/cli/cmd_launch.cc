@@ -35,6 +35,13 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
   app.add_flag("--preflight", request.preflight,
                "check the nodes first (the fast part of `muster doctor`: versions, names, code, interfaces, "
                "GPUs); start nothing if that finds errors");
+  app.add_flag("--node-local-caches", job.node_local_caches,
+               "give every node's job its own cache directories (HF_HOME, HF_DATASETS_CACHE, TORCH_HOME, "
+               "TORCH_EXTENSIONS_DIR, TRITON_CACHE_DIR, XDG_CACHE_HOME) on that node, instead of one shared "
+               "~/.cache on an NFS home; made 0700 on each node under --node-cache-dir");
+  app.add_option("--node-cache-dir", job.node_cache_base,
+                 "where --node-local-caches puts them on each node: DIR/<host name> (default "
+                 "/tmp/muster-cache-<uid>)");
   app.add_option("--sync", request.sync_dirs,
                  "first make DIR identical at the same path on every node (as `muster sync DIR`; repeatable)");
   app.add_option("--sync-exclude", request.sync_excludes, "leave PATTERN out of --sync (gitignore syntax)");

@@ -8,6 +8,7 @@
 #include "doctor/bandwidth_probe.h"
 #include "doctor/gather.h"
 #include "doctor/port_check.h"
+#include "launch/node_caches.h"
 #include "setup/node_ops.h"
 
 namespace muster::cli {
@@ -48,6 +49,7 @@ int run_node(const std::vector<std::string>& args) {
   facts->add_option("--path", gather.paths, "a directory to describe and hash (repeatable)");
   facts->add_option("--resolve", gather.resolve, "a name to resolve on this node (repeatable)");
   facts->add_flag("--import-torch", gather.import_torch, "import torch (device count, NCCL): slower");
+  facts->add_flag("--caches", gather.caches, "the job's cache directories (HF_HOME, TORCH_HOME, ...) here");
   doctor::PortCheck port;
   auto* port_check = app->add_subcommand("port", "listen on a TCP port (master) or connect to one (the others)");
   port_check->add_option("--listen", port.listen_port);
@@ -66,7 +68,17 @@ int run_node(const std::vector<std::string>& args) {
   bandwidth->add_option("--seconds", probe.seconds, "streaming time after the warm-up");
   bandwidth->add_option("--warmup", probe.warmup, "seconds not counted at the start of the stream");
   bandwidth->add_option("--timeout-ms", probe.timeout_ms, "bound on the whole round");
+  std::string cache_base;
+  auto* cache_dir = app->add_subcommand("cache-dir", "make this node's private cache directory for "
+                                                     "`launch --node-local-caches` and print it");
+  cache_dir->add_option("--base", cache_base, "the directory (default /tmp/muster-cache-<uid>)");
   if (auto code = parse_command_line(*app, args)) return *code;
+  if (cache_dir->parsed()) {
+    auto dir = launch::make_node_cache_dir(cache_base);
+    if (!dir) return report_error(dir.error());
+    fmt::print("{}\n", *dir);
+    return 0;
+  }
   if (bandwidth->parsed()) {
     for (const auto& peer : peers) {
       size_t colon = peer.rfind(':');

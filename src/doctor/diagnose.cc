@@ -1,14 +1,17 @@
 #include "doctor/diagnose.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/core.h>
 
 #include "doctor/bandwidth_check.h"
 #include "doctor/checks.h"
+#include "doctor/diagnose_caches.h"
 #include "doctor/node_facts.h"
 #include "head/node_runs.h"
 #include "doctor/ssh_matrix.h"
+#include "posix/environment.h"
 #include "util/random.h"
 
 namespace muster::doctor {
@@ -21,7 +24,8 @@ head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<
   for (const auto& path : flags.paths) argv.insert(argv.end(), {"--path", path});
   for (const auto& name : names) argv.insert(argv.end(), {"--resolve", name});
   if (flags.import_torch) argv.push_back("--import-torch");
-  return head::NodeCommand{argv, {}};
+  if (flags.shared_caches) argv.push_back("--caches");
+  return head::NodeCommand{argv, flags.job_env};
 }
 
 // Facts of every node; a node that could not report gets an error finding instead.
@@ -157,6 +161,16 @@ void check_master_port(head::AgentPool& pool, const std::vector<std::string>& na
 
 }  // namespace
 
+std::vector<std::string> default_job_cache_env() {
+  std::vector<std::string> out;
+  for (const auto& text : posix::current_environment()) {
+    std::string name = text.substr(0, text.find('='));
+    const auto& names = cache_variables();
+    if (propagated_by_default(name) && std::find(names.begin(), names.end(), name) != names.end()) out.push_back(text);
+  }
+  return out;
+}
+
 Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::string>& names,
                                const DiagnoseOptions& options) {
   Diagnosis diagnosis;
@@ -167,6 +181,7 @@ Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::str
   if (options.ssh_matrix && names.size() > 1) check_ssh(pool, names, findings);
   if (options.shared_fs && names.size() > 1) check_shared_paths(pool, options.paths, names, findings);
   if (options.master_port > 0 && names.size() > 1) check_master_port(pool, names, options.master_port, findings);
+  if (options.shared_caches && names.size() > 1) check_shared_caches(pool, names, facts, findings);
   CheckOptions checks;
   checks.code_paths = options.paths;
   checks.slots_per_node = options.slots_per_node;

@@ -21,6 +21,10 @@ struct DiagnoseOptions {
   bool ssh_matrix = true;          // node-to-node ssh, every ordered pair
   bool shared_fs = true;           // which paths are one shared filesystem
   bool import_torch = false;       // see doctor/python_probe.h
+  bool shared_caches = true;       // which of the job's cache directories nodes share (diagnose_caches.h)
+  // The job's cache variables as the job will get them ("K=V"; cache_dirs.h): set on the facts command, over the
+  // node's own environment.
+  std::vector<std::string> job_env;
   int slots_per_node = -1;
   int master_port = 0;  // check it is free on node 0 and reachable from every node; 0: skip
   std::optional<BandwidthOptions> bandwidth;  // measure node-to-node throughput (doctor/diagnose_bandwidth.h)
@@ -30,6 +34,9 @@ struct Diagnosis {
   std::vector<Finding> findings;
   std::optional<BandwidthResult> bandwidth;  // when measured
 };
+
+// The head's values of the cache variables `muster launch` passes to a job by default (cache_dirs.h).
+std::vector<std::string> default_job_cache_env();
 
 // Fails only when the facts could not be gathered at all (an interrupt); node problems are findings.
 Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::string>& names,

@@ -1,11 +1,14 @@
 #include "doctor/gather.h"
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "posix/environment.h"
+#include "posix/file.h"
 #include "posix/run_commands.h"
 #include "doctor/filesystem_type.h"
 #include "doctor/nvidia_smi.h"
@@ -140,6 +143,24 @@ void add_python(PythonFacts& python, const CommandOutcome& probe) {
   parse_python_probe(probe.out, python);
 }
 
+// The job's caches as this environment (the node's, with the job's variables the head passed) makes them.
+void add_caches(NodeFacts& facts) {
+  std::map<std::string, std::string> env;
+  for (const auto& text : posix::current_environment()) {
+    auto eq = text.find('=');
+    if (eq != std::string::npos) env[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  facts.caches = job_cache_dirs(env, posix::home_directory());
+  for (auto& cache : facts.caches) {
+    fs::path at(cache.path);
+    std::error_code error;
+    while (!at.empty() && !fs::is_directory(at, error) && at.has_parent_path() && at.parent_path() != at) {
+      at = at.parent_path();
+    }
+    if (fs::is_directory(at, error)) cache.probe = at.string();
+  }
+}
+
 }  // namespace
 
 NodeFacts gather(const GatherOptions& options) {
@@ -155,6 +176,7 @@ NodeFacts gather(const GatherOptions& options) {
   add_system(facts);
   add_network(facts, options);
   for (const auto& path : options.paths) facts.paths.push_back(describe_path(path, options.tree_limits));
+  if (options.caches) add_caches(facts);
   probes.join();
 
   add_nvidia(facts, outcomes[0], outcomes[1]);

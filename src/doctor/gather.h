@@ -20,6 +20,7 @@ struct GatherOptions {
   std::vector<std::string> resolve;  // names to resolve with this node's resolver
   int timeout_ms = 10000;            // for each external command
   bool import_torch = false;         // see python_probe_script()
+  bool caches = false;               // the job's cache directories (cache_dirs.h), from this environment
   TreeHashLimits tree_limits{};
 };
 

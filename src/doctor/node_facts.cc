@@ -30,6 +30,8 @@ void to_json(nlohmann::json& json, const Interface& interface) { write_fields(js
 void from_json(const nlohmann::json& json, Interface& interface) { read_fields(json, interface); }
 void to_json(nlohmann::json& json, const PathFacts& path) { write_fields(json, path); }
 void from_json(const nlohmann::json& json, PathFacts& path) { read_fields(json, path); }
+void to_json(nlohmann::json& json, const CacheDir& cache) { write_fields(json, cache); }
+void from_json(const nlohmann::json& json, CacheDir& cache) { read_fields(json, cache); }
 void to_json(nlohmann::json& json, const NodeFacts& facts) { write_fields(json, facts); }
 void from_json(const nlohmann::json& json, NodeFacts& facts) { read_fields(json, facts); }
 

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "doctor/cache_dirs.h"
+
 namespace muster::doctor {
 
 struct Gpu {
@@ -117,6 +119,7 @@ struct NodeFacts {
   int64_t clock_unix_ms = 0;            // wall clock when gathered
   std::map<std::string, std::vector<std::string>> resolves;  // node name -> addresses this node resolves it to
   std::vector<PathFacts> paths;
+  std::vector<CacheDir> caches;  // the job's cache directories on this node (cache_dirs.h), when asked
 
   // The JSON keys, in one place for to_json and from_json.
   template <typename Self, typename Visit>
@@ -141,6 +144,7 @@ struct NodeFacts {
     visit(m.clock_unix_ms, "clock_unix_ms");
     visit(m.resolves, "resolves");
     visit(m.paths, "paths");
+    visit(m.caches, "caches");
   }
 };
 
@@ -154,6 +158,8 @@ void to_json(nlohmann::json& json, const Interface& interface);
 void from_json(const nlohmann::json& json, Interface& interface);
 void to_json(nlohmann::json& json, const PathFacts& path);
 void from_json(const nlohmann::json& json, PathFacts& path);
+void to_json(nlohmann::json& json, const CacheDir& cache);
+void from_json(const nlohmann::json& json, CacheDir& cache);
 void to_json(nlohmann::json& json, const NodeFacts& facts);
 void from_json(const nlohmann::json& json, NodeFacts& facts);
 

@@ -16,7 +16,9 @@ Result<int> run_doctor(const DoctorOptions& options) {
   std::vector<std::string> names;
   auto pool = head::connect_pool(options.connect, names);
   if (!pool) return pool.error();
-  auto diagnosis = diagnose_all(**pool, names, options.diagnose);
+  DiagnoseOptions diagnose = options.diagnose;
+  diagnose.job_env = default_job_cache_env();
+  auto diagnosis = diagnose_all(**pool, names, diagnose);
   (*pool)->shutdown(3000);
   if (!diagnosis) return diagnosis.error();
   const auto& findings = diagnosis->findings;

@@ -19,6 +19,11 @@ struct LaunchOptions {
   transport::TransportKind transport = transport::TransportKind::ssh;
   transport::SshOptions ssh;
   EnvList propagated_env;   // the user's environment every worker gets (env_policy.h), before muster's variables
+  // --node-local-caches (node_caches.h): each node's cache variables, by node rank, over propagated_env; filled
+  // on the nodes before the job starts.
+  bool node_local_caches = false;
+  std::string node_cache_base;  // --node-cache-dir; empty: /tmp/muster-cache-<uid> on each node
+  std::vector<EnvList> node_env;
   std::string cwd;          // workers' working directory on every node
   std::string master_addr;  // --master-addr; empty: see master_address.h
   int grace_ms = 5000;      // SIGTERM -> SIGKILL

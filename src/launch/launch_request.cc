@@ -10,6 +10,7 @@
 #include "doctor/report.h"
 #include "head/connect.h"
 #include "launch/launcher.h"
+#include "launch/node_caches.h"
 #include "launch/worker_env.h"
 #include "posix/environment.h"
 #include "posix/file.h"
@@ -60,6 +61,12 @@ Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& op
   diagnose.paths = {options.cwd};
   diagnose.ssh_matrix = false;  // the job itself needs only head -> node ssh
   diagnose.shared_fs = false;
+  // The job's caches on a shared filesystem (unless --node-local-caches moved them), as the job will see them.
+  diagnose.shared_caches = !options.node_local_caches;
+  for (const auto& [name, value] : options.propagated_env) {
+    const auto& caches = doctor::cache_variables();
+    if (std::find(caches.begin(), caches.end(), name) != caches.end()) diagnose.job_env.push_back(name + "=" + value);
+  }
   bool even = std::all_of(options.plan.nodes.begin(), options.plan.nodes.end(), [&](const cluster::NodePlan& node) {
     return node.ranks.size() == options.plan.nodes.front().ranks.size();
   });
@@ -103,6 +110,28 @@ Result<void> run_presync(const LaunchRequest& request, const LaunchOptions& opti
   return {};
 }
 
+// --node-local-caches: a private cache directory made on every node, and the job's cache variables pointing there.
+Result<void> make_node_caches(const LaunchRequest& request, LaunchOptions& options) {
+  posix::SignalBlock signals;
+  std::vector<std::string> names;
+  auto pool = head::connect_pool(connect_options(request), names);
+  if (!pool) return pool.error();
+  auto envs = prepare_node_caches(**pool, names, options.node_cache_base, options.propagated_env);
+  (*pool)->shutdown(3000);
+  if (!envs) return envs.error();
+  // The pool is in host order, which is node-rank order (the plan's nodes come from the same host list).
+  if (envs->size() != options.plan.nodes.size()) {
+    return make_error(ErrorKind::internal, "--node-local-caches: {} nodes answered, the plan has {}", envs->size(),
+                      options.plan.nodes.size());
+  }
+  options.node_env = std::move(*envs);
+  if (!options.quiet) {
+    std::string base = options.node_cache_base.empty() ? "/tmp/muster-cache-<uid>" : options.node_cache_base;
+    fmt::print(stderr, "muster: node-local caches in {}/<host> on each node\n", base);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
@@ -140,6 +169,9 @@ Result<int> run_launch_request(const LaunchRequest& request) {
   }
   if (!request.sync_dirs.empty()) {
     if (auto synced = run_presync(request, *options); !synced) return synced.error();
+  }
+  if (options->node_local_caches) {
+    if (auto made = make_node_caches(request, *options); !made) return made.error();
   }
   if (request.preflight) {
     if (auto checked = run_preflight(request, *options); !checked) return checked.error();

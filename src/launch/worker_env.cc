@@ -5,12 +5,19 @@
 #include <fmt/core.h>
 
 #include "launch/master_address.h"
+#include "launch/node_caches.h"
 
 namespace muster::launch {
 
 EnvList worker_env(const LaunchOptions& options, const cluster::NodePlan& node, const cluster::RankAssignment& rank,
                    JobInfo job) {
-  const EnvList& propagated = options.propagated_env;
+  EnvList propagated = options.propagated_env;
+  if (static_cast<size_t>(node.node_rank) < options.node_env.size()) {
+    propagated = overlay_env(propagated, options.node_env[static_cast<size_t>(node.node_rank)]);
+  } else if (options.node_local_caches) {  // --print-env: the directory is made on the node when the job starts
+    std::string base = options.node_cache_base.empty() ? "/tmp/muster-cache-<uid>" : options.node_cache_base;
+    propagated = overlay_env(propagated, node_cache_env(base + "/<" + node.host.name + "'s host name>", propagated));
+  }
   job.omp_num_threads = omp_num_threads_setting(propagated);
   EnvList muster_env =
       options.per_node ? per_node_rank_env(options.plan, node, job) : rank_env(options.plan, node, rank, job);
