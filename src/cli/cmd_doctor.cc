@@ -22,7 +22,8 @@ int run_doctor(const std::vector<std::string>& args) {
   add_connect_options(*app, options.connect);
   app->add_option("--python", diagnose.python, "the interpreter the job will use (default python3 in PATH)");
   app->add_option("--path", diagnose.paths, "a code or data directory that must be identical on every node "
-                                            "(default: the current directory)");
+                                            "(default: the current directory)")
+      ->type_name("DIR");
   app->add_flag("--json", options.json, "print the findings as JSON (schema in doctor/report.h)");
   app->add_flag("--import-torch", diagnose.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");

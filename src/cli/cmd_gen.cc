@@ -245,6 +245,7 @@ std::unique_ptr<CLI::App> make_kind_app(const Kind& kind, GenFlags& flags, gen::
   app->add_option(
          "-o,--output", flags.output,
          kind.per_node ? "output file, or directory for one file per node" : "output file (default: stdout)")
+      ->type_name("FILE")
       ->group("Output");
   if (kind.per_node) {
     app->add_option("--node-rank", flags.node_rank, "only this node's file")
@@ -284,6 +285,10 @@ int run_gen(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (args[0] == "-h" || args[0] == "--help") {
+    if (describing_commands()) {  // man pages, completions, config keys: every kind's app
+      for (const auto& kind : all_kinds()) run_kind(kind, {kind.name, "--help"});
+      return kExitOk;
+    }
     print_kinds(stdout);
     return kExitOk;
   }

@@ -23,6 +23,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
   app.add_option("--env", request.env_set, "K=V to set on every worker, or K to copy the head's value")
       ->group("Environment");
   app.add_option("--env-file", request.env_files, "dotenv-style file of K=V lines (like .deepspeed_env)")
+      ->type_name("FILE")
       ->group("Environment");
   app.add_option("--env-prefix", request.env_prefixes, "also propagate the head's variables with this prefix")
       ->group("Environment");
@@ -43,9 +44,11 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
                  "where --node-local-caches puts them on each node: DIR/<host name> (default "
                  "/tmp/muster-cache-<uid>)");
   app.add_option("--sync", request.sync_dirs,
-                 "first make DIR identical at the same path on every node (as `muster sync DIR`; repeatable)");
+                 "first make DIR identical at the same path on every node (as `muster sync DIR`; repeatable)")
+      ->type_name("DIR");
   app.add_option("--sync-exclude", request.sync_excludes, "leave PATTERN out of --sync (gitignore syntax)");
-  app.add_option("--chdir", request.chdir, "working directory of the workers (default: the current one)");
+  app.add_option("--chdir", request.chdir, "working directory of the workers (default: the current one)")
+      ->type_name("DIR");
   app.add_option("--master-addr", job.master_addr,
                  "MASTER_ADDR (default: the address node 0 was reached on; slurm: node 0's name)");
   app.add_option("--grace", request.grace_s, "seconds between SIGTERM and SIGKILL when stopping ranks")
@@ -54,7 +57,8 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->check(CLI::Range(0.5, 3600.0));
   app.add_option("--max-restarts", job.max_restarts, "restart the whole job up to N times after a failure")
       ->check(CLI::Range(0, 1000));
-  app.add_option("--run-dir", job.run_dir, "where rank logs and manifest.json go (default muster-runs/<job>)");
+  app.add_option("--run-dir", job.run_dir, "where rank logs and manifest.json go (default muster-runs/<job>)")
+      ->type_name("DIR");
   app.add_option("--job-id", job.job_id, "job id (default: time + random)");
   app.add_option("--prefix", job.prefix_format, "line prefix: {node} {rank} {local_rank} {node_rank} {stream}")
       ->group("Output");
@@ -64,7 +68,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
   app.add_option("--connect-timeout", request.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-option", request.ssh_options, "extra ssh -o option, e.g. Port=2222")->group("ssh");
-  app.add_option("--ssh-config", request.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->group("ssh");
+  app.add_option("--ssh-config", request.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->type_name("FILE")->group("ssh");
   app.add_flag("--no-multiplex", request.no_multiplex, "no ssh ControlMaster connection sharing")->group("ssh");
 }
 

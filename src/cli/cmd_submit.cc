@@ -34,7 +34,8 @@ int run_submit(const std::vector<std::string>& args) {
   app->add_option("--gpus-per-node", gen.slurm.gpus_per_node, "GPUs to allocate per node (default none)")
       ->check(CLI::Range(0, 1024));
   app->add_option("--run-dir", options.run_dir, "where the script, the job's output and rank logs go "
-                                                "(default muster-runs/<job id>; must be visible on the first node)");
+                                                "(default muster-runs/<job id>; must be visible on the first node)")
+      ->type_name("DIR");
   app->add_option("--job-id", options.job_id, "muster's job id, MUSTER_JOB_ID of the workers (default: time + random)");
   app->add_flag("--wait", options.wait, "follow the job's output until it ends and exit with its exit code; "
                                         "Ctrl-C cancels the job");

@@ -12,10 +12,11 @@ int run_sync(const std::vector<std::string>& args) {
                               "is verified by hash before it replaces the old one, the source is read once for all "
                               "nodes. Leave paths out with --exclude or .musterignore files (gitignore syntax).");
   sync_head::SyncOptions options;
-  app->add_option("DIR", options.source, "the directory to copy")->required();
+  app->add_option("DIR", options.source, "the directory to copy")->required()->type_name("DIR");
   app->add_option("--to", options.to, "absolute destination on every node (default: DIR's absolute path)");
   app->add_option("--exclude", options.excludes, "leave out paths matching PATTERN (gitignore syntax; repeatable)");
-  app->add_option("--exclude-from", options.exclude_from, "read exclude patterns from FILE (e.g. .gitignore)");
+  app->add_option("--exclude-from", options.exclude_from, "read exclude patterns from FILE (e.g. .gitignore)")
+      ->type_name("FILE");
   app->add_option("--links", options.links,
                   "what symbolic links that leave DIR become: keep (copied as links; the default at DIR's own path, "
                   "where they resolve on each node as here), copy-target (copy what they point to), skip (leave "

@@ -12,7 +12,8 @@ struct Command {
   const char* name;
   const char* summary;
   int (*run)(const std::vector<std::string>& args);
-  bool hidden = false;  // internal commands (agent) are not listed by `muster help`
+  bool hidden = false;  // internal commands (agent) are not listed by `muster help`, man pages or completions
+  bool reads_config = true;  // takes unset options from muster.toml (src/config); false for help, version, ...
 };
 
 // The table, in the order `muster help` lists it.

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "cli/exit_codes.h"
+#include "cli/parse.h"
 #include "cli/subcommands.h"
 #include "util/edit_distance.h"
 
@@ -44,12 +45,16 @@ int unknown_command(std::string_view name) {
 }
 
 int run_help(const std::vector<std::string>& args) {
-  if (args.empty()) {
+  auto app = make_app("help", "Describe the commands, or one command (as `muster COMMAND --help`).");
+  std::string name;
+  app->add_option("COMMAND", name, "the command to describe");
+  if (auto code = parse_command_line(*app, args)) return *code;
+  if (name.empty()) {
     print_overview();
     return kExitOk;
   }
-  const Command* command = find_command(args[0]);
-  if (!command) return unknown_command(args[0]);
+  const Command* command = find_command(name);
+  if (!command) return unknown_command(name);
   return command->run({"--help"});
 }
 
@@ -64,10 +69,14 @@ const std::vector<Command>& all_commands() {
       {"sync", "copy a directory to the same path on every node, verified", run_sync},
       {"gen", "generate hostfiles, accelerate/DeepSpeed configs, sbatch scripts, ...", run_gen},
       {"setup", "set up passwordless ssh between nodes and /etc/hosts", run_setup},
-      {"version", "print muster's version", run_version},
-      {"help", "describe the commands", run_help},
+      {"config", "show the settings each command takes from muster.toml files, and where each comes from", run_config,
+       false, false},
+      {"init", "write a commented muster.toml for the cluster you name", run_init, false, false},
+      {"version", "print muster's version and build id", run_version, false, false},
+      {"help", "describe the commands", run_help, false, false},
       {"agent", "internal: the per-node agent the head talks to", run_agent, true},
       {"node", "internal: node-side operations of setup", run_node, true},
+      {"__generate", "internal: man pages and shell completions, generated from this table", run_generate, true},
   };
   return table;
 }

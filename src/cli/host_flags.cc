@@ -4,6 +4,7 @@ namespace muster::cli {
 
 void add_host_options(CLI::App& app, head::HostSelection& options, bool slot_filters) {
   app.add_option("-H,--hostfile", options.hostfile, "DeepSpeed/MPI hostfile: 'host slots=N' per line")
+      ->type_name("FILE")
       ->group("Hosts");
   app.add_option("-w,--hosts", options.hosts, "hostlist: node[1-4],user@gpu[01-02],-node3 or ^FILE")
       ->group("Hosts");
@@ -20,7 +21,7 @@ void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot
   add_host_options(app, options.hosts, slot_filters);
   app.add_option("--connect-timeout", options.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
-  app.add_option("--ssh-config", options.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->group("ssh");
+  app.add_option("--ssh-config", options.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->type_name("FILE")->group("ssh");
 }
 
 }  // namespace muster::cli

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "cli/exit_codes.h"
+#include "cli/project_config.h"
 #include "util/edit_distance.h"
 
 namespace muster::cli {
@@ -48,7 +49,26 @@ std::unique_ptr<CLI::App> make_app(const std::string& name, const std::string& d
   return app;
 }
 
+namespace {
+ParseHook* current_hook = nullptr;
+}  // namespace
+
+ParseHook::ParseHook(Visit visit, bool describing)
+    : visit_(std::move(visit)), describing_(describing), outer_(current_hook) {
+  current_hook = this;
+}
+
+ParseHook::~ParseHook() { current_hook = outer_; }
+
+bool describing_commands() { return current_hook != nullptr && current_hook->describing_; }
+
 std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::string>& args) {
+  if (current_hook) return current_hook->visit_(app, args);
+  if (auto code = parse_arguments(app, args)) return code;
+  return apply_project_config(app);
+}
+
+std::optional<int> parse_arguments(CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
   try {
     app.parse(reversed);

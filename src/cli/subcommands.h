@@ -14,6 +14,9 @@ int run_sync(const std::vector<std::string>& args);
 int run_gen(const std::vector<std::string>& args);
 int run_setup(const std::vector<std::string>& args);
 int run_version(const std::vector<std::string>& args);
+int run_config(const std::vector<std::string>& args);
+int run_init(const std::vector<std::string>& args);
+int run_generate(const std::vector<std::string>& args);
 int run_agent(const std::vector<std::string>& args);
 int run_node(const std::vector<std::string>& args);
 

@@ -17,6 +17,7 @@ MUSTER=$(realpath "$MUSTER")  # the test runs in its own directory
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/muster-$TEST_NAME.XXXXXX")
 cd "$WORK" || exit 1
+export XDG_CONFIG_HOME=$WORK/.config  # no user config.toml of whoever runs the tests (muster.toml: none above)
 
 JOB_IDS=()     # every job id handed out by job(): its processes are killed on exit
 BG_PIDS=()     # background muster heads started by start_bg

@@ -1,0 +1,67 @@
+#include "cli/command_tree.h"
+
+#include <algorithm>
+
+#include "cli/exit_codes.h"
+#include "cli/parse.h"
+
+namespace muster::cli {
+
+std::vector<std::string> app_path(const CLI::App& app) {
+  std::vector<std::string> path;
+  const std::string& name = app.get_name();  // make_app names it "muster <command>"
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = std::min(name.find(' ', start), name.size());
+    if (end > start) path.push_back(name.substr(start, end - start));
+    start = end + 1;
+  }
+  if (!path.empty() && path.front() == "muster") path.erase(path.begin());
+  return path;
+}
+
+void visit_command_apps(const AppVisitor& visit) {
+  for (const Command& command : all_commands()) {
+    if (command.hidden) continue;
+    ParseHook hook(
+        [&](CLI::App& app, const std::vector<std::string>&) -> std::optional<int> {
+          auto path = app_path(app);
+          if (path.empty() || path.front() != command.name) path = {command.name};
+          visit(command, app, path);
+          return kExitOk;
+        },
+        true);
+    command.run({"--help"});
+  }
+}
+
+std::vector<cli_spec::CommandSpec> describe_commands() {
+  std::vector<cli_spec::CommandSpec> specs;
+  for (const Command& command : all_commands()) {
+    if (command.hidden) continue;
+    cli_spec::CommandSpec top;
+    top.path = {command.name};
+    top.summary = command.summary;
+    top.configurable = command.reads_config;
+    specs.push_back(std::move(top));
+  }
+  visit_command_apps([&](const Command& command, CLI::App& app, const std::vector<std::string>& path) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.path.front() == command.name; });
+    auto spec = cli_spec::describe_app(app, path);
+    std::vector<cli_spec::CommandSpec*> all{&spec};
+    for (size_t i = 0; i < all.size(); ++i) {
+      all[i]->configurable = command.reads_config;
+      for (auto& sub : all[i]->subcommands) all.push_back(&sub);
+    }
+    if (path.size() == 1) {
+      spec.summary = it->summary;
+      *it = std::move(spec);
+    } else {  // one of the command's own apps (gen's kinds)
+      if (it->description.empty()) it->description = it->summary;
+      it->subcommands.push_back(std::move(spec));
+    }
+  });
+  return specs;
+}
+
+}  // namespace muster::cli

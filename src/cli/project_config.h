@@ -1,0 +1,25 @@
+// The project config as the command line sees it: muster.toml and the user's config.toml (src/config), loaded
+// once per process and checked against the command table (command_tree.h), then applied by parse_command_line
+// to the options a command line left unset. Hidden commands (the agent on a node) and those marked
+// !reads_config never read it.
+#pragma once
+
+#include <optional>
+
+#include <CLI/CLI.hpp>
+
+#include "config/settings.h"
+#include "util/result.h"
+
+namespace muster::cli {
+
+// For parse_command_line: nullopt to go on, or the exit code after printing what is wrong with a file.
+std::optional<int> apply_project_config(CLI::App& app);
+
+// The files in force, checked; warnings about ignored files are printed once. Null on error (printed).
+const config::ConfigSet* checked_project_config();
+
+// Whether the command whose app this is reads the config.
+bool reads_config(const CLI::App& app);
+
+}  // namespace muster::cli
