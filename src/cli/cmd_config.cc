@@ -42,7 +42,7 @@ int show_all(const config::ConfigSet& set) {
   if (set.empty()) {
     fmt::print("\nno settings: `muster init` writes a muster.toml\n");
   } else {
-    fmt::print("\n{}", text.empty() ? "no settings\n" : text);
+    fmt::print("{}", text.empty() ? "\nno settings\n" : text);
   }
   return kExitOk;
 }

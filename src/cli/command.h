@@ -1,6 +1,8 @@
 // A subcommand of `muster`: the CLI is a table of these (see commands.cc), in the manner of ninja's tools.
 // `run` receives the arguments after the subcommand name and returns the process exit code; it is the only
-// place where errors become exit codes (see exit_codes.h).
+// place where errors become exit codes (see exit_codes.h). `run` builds its CLI11 app and hands it to
+// parse_command_line before it does anything else: man pages, completions and config keys come from calling
+// every listed command with --help under a ParseHook (command_tree.h), which must start nothing.
 #pragma once
 
 #include <string>

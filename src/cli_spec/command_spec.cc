@@ -40,8 +40,10 @@ void read_type(const CLI::Option& option, std::string& type_name, std::vector<st
   }
 }
 
-OptionSpec describe_option(const CLI::Option& option) {
+OptionSpec describe_option(CLI::Option& option) {
   OptionSpec spec;
+  option.capture_default_str();
+  spec.default_value = option.get_default_str();
   spec.short_names = option.get_snames();
   spec.long_names = option.get_lnames();
   spec.help = option.get_description();
@@ -107,7 +109,7 @@ const CommandSpec* CommandSpec::find_subcommand(const std::string& sub) const {
   return nullptr;
 }
 
-CommandSpec describe_app(const CLI::App& app, std::vector<std::string> path) {
+CommandSpec describe_app(CLI::App& app, std::vector<std::string> path) {
   CommandSpec spec;
   spec.path = std::move(path);
   spec.description = app.get_description();
@@ -116,7 +118,7 @@ CommandSpec describe_app(const CLI::App& app, std::vector<std::string> path) {
   spec.takes_command = app.get_prefix_command() || app.get_allow_extras();
   const CLI::Option* help = app.get_help_ptr();
   const CLI::Option* help_all = app.get_help_all_ptr();
-  for (const CLI::Option* option : app.get_options()) {
+  for (CLI::Option* option : app.get_options()) {
     if (option == help || option == help_all) continue;
     if (option->nonpositional()) {
       spec.options.push_back(describe_option(*option));
@@ -124,7 +126,7 @@ CommandSpec describe_app(const CLI::App& app, std::vector<std::string> path) {
       spec.positionals.push_back(describe_positional(*option));
     }
   }
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_name().empty(); })) {
     auto sub_path = spec.path;
     sub_path.push_back(sub->get_name());
     spec.subcommands.push_back(describe_app(*sub, std::move(sub_path)));

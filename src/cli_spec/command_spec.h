@@ -26,6 +26,7 @@ struct OptionSpec {
   ValueKind kind = ValueKind::text;
   bool repeatable = false;            // takes several values (a list)
   std::vector<std::string> choices;   // the only values it accepts (CLI::IsMember), if any
+  std::string default_value;          // as CLI11 prints it: "5", "auto", "[]"; "" for none (and for flags)
 
   // The config key and the name used in messages: the first long name, else the first short one.
   const std::string& key() const { return long_names.empty() ? short_names.front() : long_names.front(); }
@@ -61,7 +62,9 @@ struct CommandSpec {
 
 // The spec of `app` and its CLI11 subcommands. `path` is the command's place in muster's tree; a subcommand's
 // path is its parent's plus its name. The summary is the description's first line (callers may replace it).
-CommandSpec describe_app(const CLI::App& app, std::vector<std::string> path);
+// Reads each option's default from the variable it is bound to (CLI11's capture_default_str), so the app's
+// own --help shows defaults afterwards: describe apps built for describing.
+CommandSpec describe_app(CLI::App& app, std::vector<std::string> path);
 
 // Every command in `commands` and below it, depth first (a command before its subcommands).
 std::vector<const CommandSpec*> flatten(const std::vector<CommandSpec>& commands);

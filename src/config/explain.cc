@@ -64,7 +64,7 @@ void render_app(CLI::App& app, const std::vector<std::string>& path, const Appli
     }
   }
   if (!lines.empty()) {
-    out += files_only ? "[" + section + "]\n" : "muster " + name + ":\n";
+    out += files_only ? "\n[" + section + "]\n" : "muster " + name + ":\n";
     for (const auto& line : lines) out += line + "\n";
   }
 }

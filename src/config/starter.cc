@@ -26,17 +26,36 @@ std::string relocate(const std::string& value, const StarterInput& input) {
   return relative.string();
 }
 
-std::string placeholder(const OptionSpec& option) {
-  if (option.kind == ValueKind::flag) return "false";
+// The option's default as a TOML value.
+std::string default_toml(const OptionSpec& option) {
+  const std::string& value = option.default_value;
+  if (option.kind == ValueKind::flag) return value.empty() ? "false" : value;
   if (option.repeatable) return "[]";
-  if (option.kind == ValueKind::integer || option.kind == ValueKind::number) return "0";
-  return "\"\"";
+  bool numeric = option.kind == ValueKind::integer || option.kind == ValueKind::number;
+  if (numeric && !value.empty()) return value;
+  return toml_quote(value);
+}
+
+// `text` as comment lines of at most ~100 columns.
+std::string comment_lines(const std::string& text) {
+  std::string out, line = "#";
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find_first_of(" \n", start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    if (line.size() > 1 && line.size() + 1 + word.size() > 100) {
+      out += line + "\n";
+      line = "#";
+    }
+    if (!word.empty()) line += " " + word;
+    start = end + 1;
+  }
+  return out + line + "\n";
 }
 
 std::string commented(const OptionSpec& option) {
-  std::string help = option.help;
-  std::replace(help.begin(), help.end(), '\n', ' ');
-  return fmt::format("# {}\n# {} = {}\n", help, option.key(), placeholder(option));
+  return comment_lines(option.help) + fmt::format("# {} = {}\n", option.key(), default_toml(option));
 }
 
 std::string section_of(const CommandSpec& command) {

@@ -73,7 +73,7 @@ std::string option_entry(const OptionSpec& option) {
     for (const auto& choice : option.choices) list += (list.empty() ? "" : ", ") + roff_bold(choice);
     sentence("One of: " + list + ".");
   }
-  if (option.repeatable) sentence("May be given more than once.");
+  if (option.repeatable && option.help.find("repeat") == std::string::npos) sentence("Repeatable.");
   return ".TP\n" + names + "\n" + help + "\n";
 }
 

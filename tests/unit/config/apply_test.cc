@@ -156,7 +156,7 @@ TEST(ConfigExplain, EveryOptionWithItsSource) {
   EXPECT_NE(line_of("grace").find("default"), std::string::npos) << text;
   EXPECT_NE(line_of("quiet").find("false"), std::string::npos) << text;
   std::string files_only = render_file_settings(*launch.app, {"launch"}, *applied);
-  EXPECT_EQ(files_only, "[launch]\nhosts = \"a\"  # /p/muster.toml:1 (hides /u/config.toml:1)\n"
+  EXPECT_EQ(files_only, "\n[launch]\nhosts = \"a\"  # /p/muster.toml:1 (hides /u/config.toml:1)\n"
                         "env = [\"A=1\"]  # /p/muster.toml:3\n");
 }
 

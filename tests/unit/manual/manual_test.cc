@@ -65,7 +65,7 @@ TEST(ManPage, CommandPageHasEverySection) {
             std::string::npos)
       << t;
   EXPECT_NE(t.find("how. One of: \\fBauto\\fR, \\fBssh\\fR."), std::string::npos) << t;
-  EXPECT_NE(t.find("K=V. May be given more than once."), std::string::npos) << t;
+  EXPECT_NE(t.find("K=V. Repeatable."), std::string::npos) << t;
   EXPECT_NE(t.find(".SH CONFIGURATION\n"), std::string::npos) << t;
   EXPECT_NE(t.find("[launch]\nhostfile = \"FILE\"\nnproc\\-per\\-node = 1\n"), std::string::npos) << t;
   EXPECT_NE(t.find(".SH EXIT STATUS\n.PP\nExit codes: 0 ok.\n"), std::string::npos) << t;
