@@ -1,6 +1,7 @@
 #include "sync_head/source_scan.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/core.h>
 
@@ -37,6 +38,25 @@ std::vector<sync::Entry> leaving_links(const sync::LinkSurvey& survey) {
   std::vector<sync::Entry> all = survey.node_local;
   all.insert(all.end(), survey.moved.begin(), survey.moved.end());
   return all;
+}
+
+// The directories that hold what `links` point to, seen from a copy at `destination` (lexically: `..` of the
+// link's own directory), sorted, at most kMaxTargetDirs.
+std::vector<std::string> target_dirs(const std::vector<sync::Entry>& links, const std::string& destination) {
+  constexpr size_t kMaxTargetDirs = 5;
+  std::set<std::string> dirs;
+  for (const auto& link : links) {
+    std::filesystem::path from(destination + "/" + link.path);
+    auto target = (link.target.front() == '/' ? std::filesystem::path(link.target)
+                                              : from.parent_path() / link.target).lexically_normal();
+    dirs.insert(target.parent_path().string());
+  }
+  std::vector<std::string> out(dirs.begin(), dirs.end());
+  if (out.size() > kMaxTargetDirs) {
+    out.resize(kMaxTargetDirs);
+    out.push_back("...");
+  }
+  return out;
 }
 
 }  // namespace
@@ -77,6 +97,7 @@ Result<ScannedSource> scan_source(const std::string& source, const std::string& 
       std::erase_if(out.manifest.entries, [&](const sync::Entry& e) { return drop.count(e.path) != 0; });
     } else {
       out.links.kept_leaving = survey.leaving();
+      out.links.kept_target_dirs = target_dirs(leaving_links(survey), destination);
     }
     break;
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "sync/exclude.h"
 #include "sync/hash_cache.h"
@@ -29,6 +30,9 @@ Result<LinkPolicy> parse_link_policy(const std::string& name);
 
 struct SourceLinks {
   uint64_t kept_leaving = 0;  // links that leave the tree, copied as links (their targets are node-local)
+  // Where those point, as the head resolves them (the directories holding the targets, at most a few): what each
+  // node must have too.
+  std::vector<std::string> kept_target_dirs;
   uint64_t copied = 0;        // links replaced by what they point to
   uint64_t skipped = 0;       // links left out
 };

@@ -44,8 +44,11 @@ std::string format_link_notes(const SyncReport& report) {
                        report.source_hardlinks == 1 ? "" : "s");
   }
   if (links.kept_leaving > 0) {
+    std::string where;
+    for (const auto& dir : links.kept_target_dirs) where += (where.empty() ? "" : ", ") + dir;
     out += fmt::format("links leaving the tree: {}, copied as links; what they point to is node-local: each node "
-                       "needs its own (`muster doctor --path TARGET` compares it across nodes)\n", links.kept_leaving);
+                       "needs its own{} (`muster doctor --path DIR` compares it across nodes)\n", links.kept_leaving,
+                       where.empty() ? "" : " (in " + where + ")");
   }
   if (links.copied > 0) {
     out += fmt::format("links leaving the tree: {} replaced by what they point to (--links copy-target)\n",
