@@ -42,7 +42,8 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
                "~/.cache on an NFS home; made 0700 on each node under --node-cache-dir");
   app.add_option("--node-cache-dir", job.node_cache_base,
                  "where --node-local-caches puts them on each node: DIR/<host name> (default "
-                 "/tmp/muster-cache-<uid>)");
+                 "/tmp/muster-cache-<uid>; implies --node-local-caches)")
+      ->type_name("DIR");
   app.add_option("--sync", request.sync_dirs,
                  "first make DIR identical at the same path on every node (as `muster sync DIR`; repeatable)")
       ->type_name("DIR");

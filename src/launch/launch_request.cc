@@ -148,6 +148,7 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   if (!env) return env.error();
   options.propagated_env = std::move(*env);
   options.cwd = request.chdir.empty() ? std::filesystem::current_path().string() : request.chdir;
+  if (!options.node_cache_base.empty()) options.node_local_caches = true;
   options.grace_ms = static_cast<int>(request.grace_s * 1000);
   options.heartbeat_timeout_ms = static_cast<int>(request.heartbeat_timeout_s * 1000);
   options.heartbeat_ms = std::clamp(options.heartbeat_timeout_ms / 5, 100, 1000);
