@@ -11,13 +11,17 @@
 #include <fmt/core.h>
 
 #include "agent/guard.h"
+#include "agent/python_hook.h"
+#include "agent/stack_dumper.h"
 #include "agent/relay.h"
 #include "agent/worker.h"
 #include "posix/clock.h"
 #include "posix/environment.h"
+#include "posix/file.h"
 #include "posix/interfaces.h"
 #include "posix/pipe.h"
 #include "posix/poller.h"
+#include "posix/proc.h"
 #include "posix/signals.h"
 #include "posix/socket.h"
 #include "posix/terminal.h"
@@ -42,6 +46,8 @@ constexpr size_t kFlushAt = 256u << 10;
 constexpr int64_t kPipeLingerMs = 200;         // after a worker exits, wait this long for its pipes' EOF
 constexpr int kStdin = 0;
 constexpr int kStdout = 1;
+constexpr int64_t kProgressCheckMs = 1000;  // how often the workers' progress files are looked at
+constexpr int kStackSignalOffset = 7;       // the stack hook's signal: SIGRTMIN+7, which nothing else uses
 
 // Poller tokens: kind in the high 32 bits, worker id in the low ones.
 enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4, kChildOut = 5, kChildErr = 6, kChildIn = 7 };
@@ -57,7 +63,7 @@ protocol::Hello make_hello() {
   hello.version = kVersion;
   hello.hostname = posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
-  hello.capabilities = {"workers", "pick-port", "sync"};
+  hello.capabilities = {"workers", "pick-port", "sync", "stacks"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
     // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
     std::string text = connection;
@@ -75,7 +81,11 @@ protocol::Hello make_hello() {
 class Agent {
  public:
   Agent(AgentOptions options, posix::Poller poller, Guard guard)
-      : options_(std::move(options)), poller_(std::move(poller)), guard_(std::move(guard)) {}
+      : options_(std::move(options)),
+        poller_(std::move(poller)),
+        guard_(std::move(guard)),
+        setup_(posix::first_realtime_signal() + kStackSignalOffset, python_hook_text()),
+        dumper_(setup_.stack_signal()) {}
   int run();
 
  private:
@@ -95,6 +105,9 @@ class Agent {
   void update_throttle();
   void reap_workers();
   void report_finished_workers();
+  void send_notes(const Worker& worker);
+  void dump_stacks(const protocol::DumpStacks& request);
+  void check_progress(int64_t now);
   void signal_workers(uint32_t id, int signal);
   void terminate(int grace_ms);
   void head_lost(const char* why);
@@ -114,6 +127,10 @@ class Agent {
   sync::Receiver receiver_;
   std::unique_ptr<RelayChild> relay_;
   std::vector<std::string> base_env_ = posix::current_environment();
+  WorkerSetup setup_;
+  StackDumper dumper_;
+  bool setup_error_sent_ = false;
+  int64_t next_progress_check_ms_ = 0;
   std::optional<int64_t> kill_deadline_ms_;
   bool shutdown_requested_ = false;
   bool head_gone_ = false;
@@ -263,6 +280,8 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
           shutdown_requested_ = true;
         } else if constexpr (std::is_same_v<M, protocol::RelayOpen>) {
           open_relay(m);
+        } else if constexpr (std::is_same_v<M, protocol::DumpStacks>) {
+          dump_stacks(m);
         }
         // Relay never arrives here: on_head_readable passes it to relay() undecoded, and relay() drops a Relay
         // nested in a Relay.
@@ -279,6 +298,11 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
     return fail(fmt::format("working directory '{}' does not exist on this node (use --chdir)", request.cwd));
   }
   auto env = posix::merge_environment(base_env_, request.env);
+  auto paths = setup_.prepare(request.job, request.worker, request.features, env);
+  if (!paths && !setup_error_sent_) {
+    setup_error_sent_ = true;  // the job runs without muster's diagnostics on this node
+    send(protocol::AgentError{"no stack dumps or error files on this node: " + paths.error().message});
+  }
   auto out = posix::make_pipe();
   auto err = posix::make_pipe();
   if (!out || !err) return fail("cannot create pipes: " + (out ? err.error() : out.error()).message);
@@ -290,10 +314,12 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   spawn.stderr_fd = err->write.get();
   spawn.new_process_group = true;
   spawn.parent_death_signal = SIGKILL;
+  spawn.ptracer = posix::current_pid();  // the stack dumper's debugger may attach (stack_dumper.h)
   auto process = posix::spawn(spawn);
   if (!process) return fail(process.error().message);
   auto worker = std::make_unique<Worker>(Worker{request.worker, std::move(*process), std::move(out->read),
-                                                std::move(err->read), std::nullopt, 0, false});
+                                                std::move(err->read), std::nullopt, 0, false,
+                                                paths ? std::move(*paths) : WorkerPaths{}, posix::monotonic_ms(), 0});
   (void)posix::set_nonblocking(worker->out.get());
   (void)posix::set_nonblocking(worker->err.get());
   uint32_t events = throttled_ ? 0 : posix::poll_readable;
@@ -354,7 +380,44 @@ void Agent::report_finished_workers() {
     } else {
       exited.code = std::get<posix::Exited>(*worker->status).code;
     }
+    if (exited.how != protocol::ExitHow::exited || exited.code != 0) send_notes(*worker);
     send(exited);
+  }
+}
+
+// What the node can tell about a worker that failed, before its WorkerExited: its error file, the flight
+// recorder's dumps, the kernel's OOM kill (worker_setup.h).
+void Agent::send_notes(const Worker& worker) {
+  const auto* signaled = std::get_if<posix::Signaled>(&*worker.status);
+  bool killed = signaled && signaled->signal == SIGKILL;
+  for (auto& [key, text] : setup_.collect(worker.paths, worker.process.pid(), killed, worker.started_ms)) {
+    send(protocol::WorkerNote{worker.id, key, text});
+  }
+}
+
+void Agent::dump_stacks(const protocol::DumpStacks& request) {
+  int64_t now = posix::monotonic_ms();
+  for (auto& [id, worker] : workers_) {
+    if (request.worker != protocol::kAllWorkers && request.worker != id) continue;
+    if (worker->status) {
+      send(protocol::WorkerStack{request.request, id, protocol::StackKind::none, "the worker has ended", ""});
+      continue;
+    }
+    dumper_.start(request.request, id, worker->process.pid(), worker->paths.stacks_dir, now);
+  }
+  for (auto& answer : dumper_.poll(now)) send(answer);
+}
+
+// A worker that touched its progress file since the last look made progress (the head's stall detection).
+void Agent::check_progress(int64_t now) {
+  if (now < next_progress_check_ms_) return;
+  next_progress_check_ms_ = now + kProgressCheckMs;
+  for (auto& [id, worker] : workers_) {
+    if (worker->status || worker->paths.progress_file.empty()) continue;
+    auto st = posix::lstat_path(worker->paths.progress_file);
+    if (!st || !*st || (*st)->mtime_ns == worker->progress_mtime_ns) continue;
+    worker->progress_mtime_ns = (*st)->mtime_ns;
+    send(protocol::WorkerProgress{id});
   }
 }
 
@@ -397,6 +460,10 @@ void Agent::on_timers() {
     send(protocol::Heartbeat{heartbeat_seq_++, unix_ms()});
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
   }
+  check_progress(now);
+  if (dumper_.busy()) {
+    for (auto& answer : dumper_.poll(now)) send(answer);
+  }
   if (kill_deadline_ms_ && now >= *kill_deadline_ms_) {
     signal_workers(protocol::kAllWorkers, SIGKILL);
     kill_deadline_ms_.reset();
@@ -408,6 +475,7 @@ int Agent::next_timeout() const {
   int64_t deadline = now + options_.heartbeat_ms;
   if (!head_gone_) deadline = std::min(deadline, next_heartbeat_ms_);
   if (kill_deadline_ms_) deadline = std::min(deadline, *kill_deadline_ms_);
+  deadline = std::min(deadline, std::min(next_progress_check_ms_, dumper_.next_deadline(now)));
   for (const auto& [id, worker] : workers_) {
     if (worker->status && !worker->reported) deadline = std::min(deadline, worker->exited_at_ms + kPipeLingerMs);
   }

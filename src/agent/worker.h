@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "agent/worker_setup.h"
 #include "posix/exit_status.h"
 #include "posix/fd.h"
 #include "posix/process.h"
@@ -20,6 +21,9 @@ struct Worker {
   std::optional<posix::ExitStatus> status;
   int64_t exited_at_ms = 0;  // when status was reaped
   bool reported = false;     // WorkerExited sent
+  WorkerPaths paths;         // its files on this node (worker_setup.h); empty without diagnostics
+  int64_t started_ms = 0;
+  int64_t progress_mtime_ns = 0;  // the progress file's mtime when last looked at
 
   bool pipes_closed() const { return !out.valid() && !err.valid(); }
 };

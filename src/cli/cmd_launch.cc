@@ -66,6 +66,23 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
   app.add_option("--ranks", job.ranks_shown, "ranks shown on the terminal, e.g. 0 or 0,2-3 (all are logged)")
       ->group("Output");
   app.add_flag("-q,--quiet", job.quiet, "no muster notices except failures")->group("Output");
+  app.add_option("--hang-timeout", request.hang_timeout_s,
+                 "seconds without progress on any rank (no output, no MUSTER_PROGRESS_FILE touch) before muster takes "
+                 "every rank's stack and, by default, stops the job (exit 124); 0: never")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str()
+      ->group("Hangs and failures");
+  app.add_option("--on-hang", request.on_hang, "after the stacks of a stalled job: kill (stop it, exit 124) or dump "
+                                               "(let it run; dump again after another --hang-timeout)")
+      ->check(CLI::IsMember({"kill", "dump"}))
+      ->capture_default_str()
+      ->group("Hangs and failures");
+  app.add_flag("--no-diagnostics", [&request](int64_t) { request.job.diagnostics = false; },
+               "do not set up the Python stack hook, faulthandler, error and progress files in the workers")
+      ->group("Hangs and failures");
+  app.add_option("--failures", request.failure_files,
+                 "a failure catalogue of your own (TOML, like src/diagnosis/failures.toml), matched first; repeatable")
+      ->group("Hangs and failures");
   app.add_option("--connect-timeout", request.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-option", request.ssh_options, "extra ssh -o option, e.g. Port=2222")->group("ssh");

@@ -67,6 +67,8 @@ const std::vector<Command>& all_commands() {
       {"plan", "print the rank plan for a set of hosts (what launch would start where)", run_plan},
       {"doctor", "check the cluster and say what to fix, per node", run_doctor},
       {"sync", "copy a directory to the same path on every node, verified", run_sync},
+      {"stack", "every rank's stack of a running job, grouped, the odd ones named", run_stack},
+      {"why", "what happened to a finished job, and what to do about it", run_why},
       {"gen", "generate hostfiles, accelerate/DeepSpeed configs, sbatch scripts, ...", run_gen},
       {"setup", "set up passwordless ssh between nodes and /etc/hosts", run_setup},
       {"config", "show the settings each command takes from muster.toml files, and where each comes from", run_config,

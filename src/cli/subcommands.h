@@ -11,6 +11,8 @@ int run_submit(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_doctor(const std::vector<std::string>& args);
 int run_sync(const std::vector<std::string>& args);
+int run_stack(const std::vector<std::string>& args);
+int run_why(const std::vector<std::string>& args);
 int run_gen(const std::vector<std::string>& args);
 int run_setup(const std::vector<std::string>& args);
 int run_version(const std::vector<std::string>& args);

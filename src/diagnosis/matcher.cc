@@ -152,10 +152,11 @@ std::string expand(std::string_view text, const Diagnosis& d, const RankFailure&
       out += d.error;
     } else if (name == "module") {
       out += module;
-    } else if (name == "missing_on") {
-      out += presence == facts.modules.end() ? "?" : join(presence->second.second);
-    } else if (name == "present_on") {
-      out += presence == facts.modules.end() ? "?" : join(presence->second.first);
+    } else if (name == "missing_on" || name == "present_on") {
+      const auto* nodes = presence == facts.modules.end()
+                              ? nullptr
+                              : (name == "missing_on" ? &presence->second.second : &presence->second.first);
+      out += !nodes ? "(not checked)" : nodes->empty() ? "no node" : join(*nodes);
     } else if (name == "python") {
       out += facts.python;
     } else if (name == "run_dir") {
@@ -285,7 +286,7 @@ nlohmann::json diagnosis_json(const Diagnosis& d) {
                         {"node", d.node},          {"ranks", d.ranks}, {"nodes", d.nodes},
                         {"other_ranks", d.others}, {"line", d.line},   {"error", d.error},
                         {"explain", d.explain},    {"fix", d.fix},     {"doc", d.doc},
-                        {"entry_origin", d.entry->origin}};
+                        {"entry_origin", d.entry->origin}, {"report", format_diagnosis(d)}};
 }
 
 }  // namespace muster::diagnosis

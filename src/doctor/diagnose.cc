@@ -17,7 +17,7 @@
 namespace muster::doctor {
 namespace {
 
-constexpr int kFactsTimeoutMs = 30'000;
+constexpr int kNodeCommandTimeoutMs = 30'000;  // the shared-filesystem and master-port rounds
 
 head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<std::string>& names) {
   std::vector<std::string> argv = {head::kNodeMuster, "node", "facts", "--python", flags.python};
@@ -33,7 +33,7 @@ std::vector<NodeFacts> gather_facts(head::AgentPool& pool, const DiagnoseOptions
                                             const std::vector<std::string>& names,
                                             std::vector<Finding>& findings, Error* failure) {
   std::vector<NodeFacts> facts(names.size());
-  auto runs = head::run_on_nodes(pool, [&](size_t) { return facts_command(flags, names); }, kFactsTimeoutMs);
+  auto runs = head::run_on_nodes(pool, [&](size_t) { return facts_command(flags, names); }, flags.timeout_ms);
   if (!runs) {
     *failure = runs.error();
     return facts;
@@ -84,7 +84,7 @@ void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& p
       std::vector<std::string> argv = {"sh", "-c", script, "sh"};
       if (!only || *only == node) argv.insert(argv.end(), paths.begin(), paths.end());
       return head::NodeCommand{argv, {"T=" + token}};
-    }, kFactsTimeoutMs);
+    }, kNodeCommandTimeoutMs);
   };
   auto wrote = on_node(write, 0);
   auto seen = on_node(read, std::nullopt);
@@ -131,7 +131,7 @@ void check_master_port(head::AgentPool& pool, const std::vector<std::string>& na
       argv.insert(argv.end(), {"--connect", address, "--port", std::to_string(port)});
     }
     return head::NodeCommand{argv, {}};
-  }, kFactsTimeoutMs);
+  }, kNodeCommandTimeoutMs);
   if (!runs) return;
   std::string master = (*runs)[0].out;
   if (master.rfind("in-use ", 0) == 0) {

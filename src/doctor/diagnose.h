@@ -27,6 +27,7 @@ struct DiagnoseOptions {
   std::vector<std::string> job_env;
   int slots_per_node = -1;
   int master_port = 0;  // check it is free on node 0 and reachable from every node; 0: skip
+  int timeout_ms = 30'000;  // for gathering the facts
   std::optional<BandwidthOptions> bandwidth;  // measure node-to-node throughput (doctor/diagnose_bandwidth.h)
 };
 

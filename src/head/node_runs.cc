@@ -51,7 +51,7 @@ Result<std::vector<NodeRun>> run_on_nodes(AgentPool& pool, const std::function<N
       continue;
     }
     NodeCommand spec = command(node);
-    pool.send(node, protocol::SpawnWorker{static_cast<uint32_t>(node), spec.argv, spec.env, ""});
+    pool.send(node, protocol::SpawnWorker{static_cast<uint32_t>(node), spec.argv, spec.env, "", "", 0});
   }
   int64_t deadline = posix::monotonic_ms() + timeout_ms;
   while (!collector.all_done()) {

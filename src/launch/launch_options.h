@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cluster/rank_plan.h"
+#include "diagnosis/catalogue.h"
 #include "launch/env_policy.h"
 #include "transport/transport.h"
 
@@ -31,6 +32,12 @@ struct LaunchOptions {
   int heartbeat_timeout_ms = 5000;
   int max_restarts = 0;
   int max_parallel_connects = 64;
+  // Hangs and failures explained (diagnosis/).
+  int64_t hang_timeout_ms = 600'000;  // no progress on any rank this long: a stall; 0: off
+  bool kill_on_hang = true;          // after the stacks are taken (--on-hang kill); false: dump only
+  bool diagnostics = true;           // workers get the stack hook, faulthandler, error and progress files
+  std::string python;                // the job's interpreter (the command's, or python3): for probes
+  diagnosis::Catalogue catalogue;    // failure catalogue (built in + the user's files)
   std::string run_dir;  // empty: ./muster-runs/<job id>
   std::string job_id;   // empty: generated
   // Terminal output.

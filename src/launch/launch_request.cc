@@ -16,6 +16,7 @@
 #include "posix/file.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
+#include "diagnosis/catalogue.h"
 #include "sync_head/run_sync.h"
 #include "sync_head/sync_view.h"
 
@@ -44,12 +45,6 @@ head::ConnectOptions connect_options(const LaunchRequest& request) {
   return head::ConnectOptions{request.hosts, request.connect_timeout_s, request.ssh_config};
 }
 
-// The job's interpreter, for the doctor's package versions: the command itself when it is a python.
-std::string job_python(const std::vector<std::string>& command) {
-  std::string program = command.front().substr(command.front().rfind('/') + 1);
-  return program.rfind("python", 0) == 0 ? command.front() : "python3";
-}
-
 // --preflight: the fast part of `muster doctor` (no N×N ssh, no shared-filesystem test). Errors stop the launch.
 Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& options) {
   posix::SignalBlock signals;
@@ -57,7 +52,7 @@ Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& op
   auto pool = head::connect_pool(connect_options(request), names);
   if (!pool) return pool.error();
   doctor::DiagnoseOptions diagnose;
-  diagnose.python = job_python(options.command);
+  diagnose.python = options.python;
   diagnose.paths = {options.cwd};
   diagnose.ssh_matrix = false;  // the job itself needs only head -> node ssh
   diagnose.shared_fs = false;
@@ -156,6 +151,17 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   options.ssh.extra_options = request.ssh_options;
   options.ssh.multiplex = !request.no_multiplex;
   options.ssh.config_file = request.ssh_config;
+  options.hang_timeout_ms = static_cast<int64_t>(request.hang_timeout_s * 1000);
+  options.kill_on_hang = request.on_hang != "dump";
+  options.python = job_python(options.command);
+  auto files = diagnosis::default_user_catalogues();
+  files.insert(files.begin(), request.failure_files.begin(), request.failure_files.end());
+  for (const auto& file : request.failure_files) {
+    if (!posix::path_exists(file)) return make_error(ErrorKind::usage, "--failures {}: no such file", file);
+  }
+  auto catalogue = diagnosis::load_catalogue(files);
+  if (!catalogue) return catalogue.error();
+  options.catalogue = std::move(*catalogue);
   options.is_tty = posix::is_terminal(1);
   options.color = options.is_tty && std::getenv("NO_COLOR") == nullptr;
   return options;

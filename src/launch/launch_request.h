@@ -28,6 +28,9 @@ struct LaunchRequest {
   std::vector<std::string> ssh_options;
   std::string ssh_config;
   bool no_multiplex = false;
+  double hang_timeout_s = 600;            // see LaunchOptions::hang_timeout_ms
+  std::string on_hang = "kill";           // kill or dump
+  std::vector<std::string> failure_files;  // more failure catalogues (diagnosis/catalogue.h)
 };
 
 Result<LaunchOptions> resolve_launch(const LaunchRequest& request);

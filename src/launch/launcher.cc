@@ -4,16 +4,23 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
+#include <map>
 #include <memory>
 
 #include <fmt/core.h>
 
+#include "diagnosis/stack_groups.h"
 #include "head/agent_pool.h"
 #include "launch/command_template.h"
+#include "launch/failure_report.h"
 #include "launch/gang.h"
+#include "launch/job_control.h"
 #include "launch/master_address.h"
 #include "launch/manifest.h"
 #include "launch/rank_env.h"
+#include "launch/stack_collection.h"
+#include "launch/stall_watch.h"
 #include "launch/worker_env.h"
 #include "logs/log_mux.h"
 #include "logs/prefix.h"
@@ -23,7 +30,10 @@
 #include "posix/clock.h"
 #include "posix/exit_status.h"
 #include "posix/fd.h"
+#include "posix/environment.h"
+#include "posix/file.h"
 #include "posix/poller.h"
+#include "posix/proc.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
 #include "util/random.h"
@@ -34,6 +44,8 @@ namespace {
 constexpr int kTerminal = 1;
 constexpr int kShutdownWaitMs = 3000;                    // agents get this long to exit after Shutdown
 constexpr uint64_t kTerminalToken = uint64_t{16} << 32;  // the terminal, watched in the pool's loop
+constexpr int64_t kStackRoundMs = 20'000;                // agents answer DumpStacks within this (or not at all)
+constexpr int kStalledExitCode = 124;                    // muster ended a stalled job (like timeout(1))
 
 enum class Phase { picking_port, running, done };
 
@@ -76,6 +88,13 @@ class Launcher final : public head::PoolListener {
   void on_timers(int64_t now);
   int next_timeout(int64_t now) const;
   void report(int exit_code);
+  // hangs and failures (diagnosis/)
+  void open_control();
+  void on_control_requests();
+  void start_stack_round(bool stall, int client);
+  void finish_stack_round(int64_t now);
+  void on_note(const protocol::WorkerNote& note);
+  void diagnose();
   // output
   void notice(const std::string& text);
   void flush_terminal();
@@ -105,6 +124,15 @@ class Launcher final : public head::PoolListener {
   bool log_error_reported_ = false;
   bool terminal_watched_ = false;
   ManifestRecorder manifest_;
+  StallWatch stall_;
+  std::optional<StackCollection> stacks_;  // the stack round in progress
+  bool stall_round_ = false;               // started by the stall detector (not by `muster stack`)
+  std::vector<int> stack_clients_;         // control clients waiting for the round
+  uint32_t stack_rounds_ = 0;
+  bool stalled_ = false;  // the job was ended as stalled
+  std::map<int, std::map<std::string, std::string>> notes_;  // rank -> what its node noted (this attempt)
+  std::unique_ptr<JobControl> control_;
+  diagnosis::Diagnosis diagnosis_;
 };
 
 Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool)
@@ -113,7 +141,8 @@ Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool)
       job_id_(options.job_id.empty() ? new_job_id() : options.job_id),
       run_dir_(options.run_dir.empty() ? "muster-runs/" + job_id_ : options.run_dir),
       gang_plan_(options.per_node ? one_rank_per_node(options.plan) : options.plan),
-      lost_(options.plan.nodes.size(), false) {
+      lost_(options.plan.nodes.size(), false),
+      stall_(options.hang_timeout_ms) {
   rank_node_.resize(static_cast<size_t>(gang_plan_.world_size));
   for (const auto& node : gang_plan_.nodes) {
     for (const auto& rank : node.ranks) rank_node_[static_cast<size_t>(rank.global_rank)] = node.node_rank;
@@ -153,6 +182,10 @@ void Launcher::flush_terminal() {
 void Launcher::on_watched_fd(uint64_t token, uint32_t events) {
   (void)events;
   if (token == kTerminalToken) flush_terminal();
+  if (control_ && control_->owns(token)) {
+    control_->on_event(token);
+    on_control_requests();
+  }
 }
 
 logs::Source Launcher::source_of(int rank, int stream) const {
@@ -203,6 +236,9 @@ void Launcher::spawn_attempt() {
   tearing_down_ = false;
   phase_ = Phase::running;
   manifest_.attempt_started(attempt_, master_addr_, master_port_);
+  stall_.restart(posix::monotonic_ms());
+  notes_.clear();
+  uint32_t features = options_.diagnostics ? protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder : 0;
   for (const auto& node : options_.plan.nodes) {
     auto index = static_cast<size_t>(node.node_rank);
     if (options_.per_node) {
@@ -212,12 +248,12 @@ void Launcher::spawn_attempt() {
                             job_id_};
       pool_.send(index, protocol::SpawnWorker{static_cast<uint32_t>(node.node_rank),
                                               expand_command(options_.command, values),
-                                              spawn_env(node, node.ranks.front()), options_.cwd});
+                                              spawn_env(node, node.ranks.front()), options_.cwd, job_id_, features});
       continue;
     }
     for (const auto& rank : node.ranks) {
       pool_.send(index, protocol::SpawnWorker{static_cast<uint32_t>(rank.global_rank), options_.command,
-                                              spawn_env(node, rank), options_.cwd});
+                                              spawn_env(node, rank), options_.cwd, job_id_, features});
     }
   }
 }
@@ -243,6 +279,12 @@ void Launcher::on_message(size_t node, const protocol::AgentMessage& message) {
           spawn_attempt();
         } else if constexpr (std::is_same_v<M, protocol::AgentError>) {
           notice(fmt::format("agent on {} reports: {}", node_name(node), m.message));
+        } else if constexpr (std::is_same_v<M, protocol::WorkerProgress>) {
+          stall_.progress(posix::monotonic_ms());
+        } else if constexpr (std::is_same_v<M, protocol::WorkerNote>) {
+          on_note(m);
+        } else if constexpr (std::is_same_v<M, protocol::WorkerStack>) {
+          if (stacks_) stacks_->add(m);
         }
       },
       message);
@@ -252,7 +294,9 @@ void Launcher::on_output(const protocol::Output& output) {
   int rank = static_cast<int>(output.worker);
   if (rank < 0 || rank >= gang_plan_.world_size) return;
   int stream = output.stream == protocol::Stream::err ? logs::kStderr : logs::kStdout;
-  auto logged = mux_->output(source_of(rank, stream), output.bytes, posix::monotonic_ms());
+  int64_t now = posix::monotonic_ms();
+  stall_.progress(now);
+  auto logged = mux_->output(source_of(rank, stream), output.bytes, now);
   if (!logged && !log_error_reported_) {
     log_error_reported_ = true;
     notice("cannot write the rank logs: " + logged.error().message);
@@ -277,6 +321,9 @@ void Launcher::on_worker_exited(const protocol::WorkerExited& exited) {
 
 void Launcher::on_lost(size_t node, const std::string& why, const std::string& diagnostics) {
   lost_[node] = true;
+  if (stacks_) {
+    for (const auto& rank : gang_plan_.nodes[node].ranks) stacks_->gone(rank.global_rank, "its node was lost");
+  }
   std::string reason = fmt::format("{} lost: {}", node_name(node), why);
   if (!diagnostics.empty()) reason += "\n  " + diagnostics;
   if (phase_ == Phase::picking_port && node == 0) {
@@ -301,10 +348,11 @@ void Launcher::begin_teardown(const std::string& reason) {
 }
 
 void Launcher::after_attempt() {
-  manifest_.attempt_ended(attempt_, gang_->exit_code());
+  manifest_.attempt_ended(attempt_, stalled_ ? kStalledExitCode : gang_->exit_code(), gang_->root_cause());
   bool any_lost = std::find(lost_.begin(), lost_.end(), true) != lost_.end();
-  if (gang_->failed() && attempt_ < options_.max_restarts && interrupts_ == 0 && !any_lost) {
+  if ((gang_->failed() || stalled_) && attempt_ < options_.max_restarts && interrupts_ == 0 && !any_lost) {
     ++attempt_;
+    stalled_ = false;
     notice(fmt::format("restarting the job (restart {} of {}) with a fresh port", attempt_, options_.max_restarts));
     pick_port();
     return;
@@ -336,6 +384,8 @@ void Launcher::on_signals(const std::vector<int>& signals) {
 }
 
 void Launcher::on_timers(int64_t now) {
+  if (stacks_ && stacks_->complete(now)) finish_stack_round(now);
+  if (phase_ == Phase::running && !tearing_down_ && !stacks_ && stall_.stalled(now)) start_stack_round(true, -1);
   if (kill_at_ms_ && now >= *kill_at_ms_) {
     pool_.broadcast(protocol::Signal{protocol::kAllWorkers, SIGKILL});
     kill_at_ms_.reset();
@@ -348,12 +398,17 @@ void Launcher::on_timers(int64_t now) {
 int Launcher::next_timeout(int64_t now) const {
   int64_t deadline = now + 1000;
   if (kill_at_ms_) deadline = std::min(deadline, *kill_at_ms_);
+  if (stall_.enabled() && phase_ == Phase::running) deadline = std::min(deadline, stall_.deadline());
+  if (stacks_) deadline = std::min(deadline, stacks_->deadline());
   return static_cast<int>(std::clamp<int64_t>(deadline - now, 0, 1000));
 }
 
 void Launcher::report(int exit_code) {
   if (!gang_) {
     terminal_->notice("muster: interrupted before the job started");
+  } else if (stalled_) {
+    terminal_->notice(fmt::format("\nmuster: the job stalled and was stopped (exit {}); exit status per rank:\n{}",
+                                  kStalledExitCode, format_exit_table(*gang_, gang_plan_)));
   } else if (interrupts_ > 0) {
     terminal_->notice(fmt::format("\nmuster: interrupted by {}; exit status per rank:\n{}",
                                   posix::signal_name(interrupt_signal_), format_exit_table(*gang_, gang_plan_)));
@@ -365,18 +420,125 @@ void Launcher::report(int exit_code) {
       text += fmt::format("\nlast lines of rank {} (full log: {}):\n", cause, rank_logs_->path(cause).string());
       for (const auto& line : tail) text += "  " + line + "\n";
     }
+    if (diagnosis_.entry) text += "\n" + diagnosis::format_diagnosis(diagnosis_);
     terminal_->notice(text);
   } else if (!options_.quiet) {
     terminal_->notice(fmt::format("muster: all {} ranks finished; logs in {}", gang_plan_.world_size, run_dir_));
   }
+  manifest_.diagnosis(diagnosis::diagnosis_json(diagnosis_));
   manifest_.finish(exit_code);
+  if (control_) control_->finish(exit_code);
   if (auto written = manifest_.write(run_dir_ + "/manifest.json"); !written) {
     terminal_->notice("muster: " + written.error().message);
   }
 }
 
+// --- hangs and failures -----------------------------------------------------------------------------------
+
+void Launcher::open_control() {
+  head::JobRecord record;
+  record.job_id = job_id_;
+  record.run_dir = std::filesystem::absolute(run_dir_).lexically_normal().string();
+  record.pid = posix::current_pid();
+  record.pid_start = posix::process_start_time(record.pid).value_or(0);
+  record.nodes = static_cast<int>(options_.plan.nodes.size());
+  record.ranks = gang_plan_.world_size;
+  for (const auto& word : options_.command) record.command += (record.command.empty() ? "" : " ") + word;
+  auto control = JobControl::open(std::move(record), pool_);
+  if (!control) {
+    notice("no control socket for this job (muster stack will not reach it): " + control.error().message);
+    return;
+  }
+  control_ = std::move(*control);
+}
+
+void Launcher::on_control_requests() {
+  for (auto& request : control_->take_requests()) {
+    std::string op = request.body.value("op", "");
+    if (op == "stack") {
+      if (phase_ != Phase::running || !gang_) {
+        control_->reply(request.client, {{"ok", false}, {"error", "the job's ranks are not running yet"}});
+      } else if (stacks_) {
+        stack_clients_.push_back(request.client);
+      } else {
+        start_stack_round(false, request.client);
+      }
+    } else if (op == "status") {
+      control_->reply(request.client, {{"ok", true}, {"job_id", job_id_}, {"run_dir", control_->record().run_dir},
+                                       {"attempt", attempt_}, {"ranks", gang_plan_.world_size},
+                                       {"running", phase_ == Phase::running && !tearing_down_}});
+    } else {
+      control_->reply(request.client, {{"ok", false}, {"error", "unknown op '" + op + "'"}});
+    }
+  }
+}
+
+void Launcher::start_stack_round(bool stall, int client) {
+  int64_t now = posix::monotonic_ms();
+  std::map<int, std::string> ranks;
+  for (const auto& node : gang_plan_.nodes) {
+    for (const auto& rank : node.ranks) {
+      RankPhase phase = gang_->status(rank.global_rank).phase;
+      if (phase == RankPhase::running || phase == RankPhase::pending) ranks[rank.global_rank] = node.host.name;
+    }
+  }
+  if (client >= 0) stack_clients_.push_back(client);
+  stall_round_ = stall;
+  uint32_t request = ++stack_rounds_;
+  if (stall) {
+    notice(fmt::format("no rank has made progress for {} s (--hang-timeout): taking every rank's stack",
+                       stall_.silent_ms(now) / 1000));
+  }
+  stacks_.emplace(request, std::move(ranks), now + kStackRoundMs);
+  pool_.broadcast(protocol::DumpStacks{request, protocol::kAllWorkers});
+}
+
+void Launcher::finish_stack_round(int64_t now) {
+  auto stacks = stacks_->result();
+  auto groups = diagnosis::group_stacks(stacks);
+  std::string summary = diagnosis::format_stack_summary(groups);
+  std::string file = fmt::format("{}/stacks-{}.txt", run_dir_, stacks_->request());
+  std::string heading = stall_round_ ? fmt::format("muster: stall: no progress on any rank for {} s\n",
+                                                   stall_.silent_ms(now) / 1000)
+                                     : std::string("muster stack\n");
+  auto written = posix::write_file_atomic(file, heading + summary + "\n\n" + diagnosis::format_full_stacks(stacks), 0600);
+  std::string where = written ? file : "(not saved: " + written.error().message + ")";
+  for (int client : stack_clients_) {
+    control_->reply(client, {{"ok", true}, {"summary", summary}, {"file", where},
+                             {"stacks", diagnosis::format_full_stacks(stacks)}});
+  }
+  stack_clients_.clear();
+  bool stall = stall_round_;
+  stacks_.reset();
+  if (!stall) return;
+  manifest_.hang(stall_.silent_ms(now), where, groups);
+  notice(fmt::format("every rank's stack, grouped by where the main thread is (all of them: {}):\n{}", where, summary));
+  if (options_.kill_on_hang) {
+    stalled_ = true;
+    begin_teardown(fmt::format("the job stalled (no progress for {} s); stopping all ranks", stall_.silent_ms(now) / 1000));
+  } else {
+    stall_.restart(now);  // --on-hang dump: the job goes on; another stall is another full timeout away
+  }
+}
+
+void Launcher::on_note(const protocol::WorkerNote& note) {
+  int rank = static_cast<int>(note.worker);
+  notes_[rank][note.key] = note.text;
+  manifest_.note(attempt_, rank, note.key, note.text);
+  if (note.key == "error-file") {
+    (void)posix::write_file_atomic(fmt::format("{}/error-{}.json", run_dir_, rank), note.text, 0600);
+  }
+}
+
+void Launcher::diagnose() {
+  (void)rank_logs_->flush();
+  FailureEvidence evidence{rank_ends(*gang_, gang_plan_), notes_, run_dir_, options_.python};
+  diagnosis_ = diagnose_failure(&pool_, options_.catalogue, evidence);
+}
+
 Result<int> Launcher::run() {
   manifest_.begin(options_, gang_plan_, job_id_, pool_.transport_name());
+  open_control();
   if (auto connected = pool_.connect(); !connected) {
     if (connected.error().kind == ErrorKind::interrupted) {
       terminal_->notice("muster: interrupted before the job started");
@@ -395,9 +557,13 @@ Result<int> Launcher::run() {
     on_timers(posix::monotonic_ms());
     if (phase_ == Phase::running && gang_->all_ended()) after_attempt();
   }
-  if (start_error_) return *start_error_;
+  if (start_error_) {
+    if (control_) control_->finish(1);
+    return *start_error_;
+  }
+  if (gang_ && gang_->failed() && interrupts_ == 0 && !stalled_) diagnose();
   pool_.shutdown(kShutdownWaitMs);
-  int code = interrupts_ > 0 ? 128 + interrupt_signal_ : gang_->exit_code();
+  int code = interrupts_ > 0 ? 128 + interrupt_signal_ : stalled_ ? kStalledExitCode : gang_->exit_code();
   terminal_->finish();
   report(code);
   (void)rank_logs_->flush();

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "launch/env_policy.h"
 #include "launch/launch_options.h"
 #include "posix/clock.h"
@@ -77,10 +79,30 @@ void ManifestRecorder::rank_ended(int attempt, int rank, const RankStatus& statu
                                  {"ended_ms", status.ended_ms - started_ms_}};
 }
 
-void ManifestRecorder::attempt_ended(int attempt, int exit_code) {
+void ManifestRecorder::attempt_ended(int attempt, int exit_code, std::optional<int> root_cause) {
   auto& entry = manifest_["attempts"].at(static_cast<size_t>(attempt));
   entry["exit_code"] = exit_code;
+  if (root_cause) entry["root_cause"] = *root_cause;
   entry["ended_ms"] = posix::monotonic_ms() - started_ms_;
+}
+
+void ManifestRecorder::note(int attempt, int rank, const std::string& key, const std::string& text) {
+  auto& entry = manifest_["attempts"].at(static_cast<size_t>(attempt));
+  entry["notes"][std::to_string(rank)][key] = key == "error-file" ? fmt::format("error-{}.json", rank) : text;
+}
+
+void ManifestRecorder::hang(int64_t silent_ms, const std::string& stacks_file,
+                            const std::vector<diagnosis::StackGroup>& groups) {
+  nlohmann::json entry{{"at_ms", posix::monotonic_ms() - started_ms_}, {"silent_ms", silent_ms},
+                       {"stacks_file", stacks_file}, {"groups", nlohmann::json::array()}};
+  for (const auto& group : groups) {
+    entry["groups"].push_back({{"ranks", group.ranks}, {"nodes", group.nodes}, {"where", group.where}, {"odd", group.odd}});
+  }
+  manifest_["hangs"].push_back(std::move(entry));
+}
+
+void ManifestRecorder::diagnosis(const nlohmann::json& diagnosis) {
+  if (!diagnosis.empty()) manifest_["diagnosis"] = diagnosis;
 }
 
 void ManifestRecorder::finish(int exit_code) {

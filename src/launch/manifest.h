@@ -4,9 +4,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "cluster/rank_plan.h"
+#include "diagnosis/stack_groups.h"
 #include "launch/gang.h"
 #include "protocol/messages.h"
 #include "util/result.h"
@@ -24,7 +26,14 @@ class ManifestRecorder {
   void environment(const std::vector<std::pair<std::string, std::string>>& propagated);
   void attempt_started(int attempt, const std::string& master_addr, int master_port);
   void rank_ended(int attempt, int rank, const RankStatus& status);
-  void attempt_ended(int attempt, int exit_code);
+  void attempt_ended(int attempt, int exit_code, std::optional<int> root_cause);
+  // What a rank's node noted about it (worker_setup.h); the error file's text is not kept here (it is
+  // error-<rank>.json in the run directory).
+  void note(int attempt, int rank, const std::string& key, const std::string& text);
+  // A stall: how long nothing progressed, where the stacks are, and their groups.
+  void hang(int64_t silent_ms, const std::string& stacks_file, const std::vector<diagnosis::StackGroup>& groups);
+  // Why the job failed (diagnosis/matcher.h's JSON; empty: no diagnosis).
+  void diagnosis(const nlohmann::json& diagnosis);
   void finish(int exit_code);
   Result<void> write(const std::string& path) const;
   const nlohmann::json& json() const { return manifest_; }

@@ -23,9 +23,17 @@ EnvList worker_env(const LaunchOptions& options, const cluster::NodePlan& node, 
       options.per_node ? per_node_rank_env(options.plan, node, job) : rank_env(options.plan, node, rank, job);
   auto devices = options.devices_filtered ? DeviceSelection::filtered : DeviceSelection::whole_node;
   EnvList env = overlay_env(propagated, overlay_env(muster_env, per_node_env(node, devices)));
-  bool user_buffering = std::any_of(env.begin(), env.end(), [](auto& kv) { return kv.first == "PYTHONUNBUFFERED"; });
-  if (!user_buffering) env.emplace_back("PYTHONUNBUFFERED", "1");
+  for (const auto& [name, value] : {std::pair{"PYTHONUNBUFFERED", "1"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}}) {
+    bool set = std::any_of(env.begin(), env.end(), [&](auto& kv) { return kv.first == name; });
+    if (!set) env.emplace_back(name, value);
+  }
   return env;
+}
+
+std::string job_python(const std::vector<std::string>& command) {
+  if (command.empty()) return "python3";
+  std::string program = command.front().substr(command.front().rfind('/') + 1);
+  return program.rfind("python", 0) == 0 ? command.front() : "python3";
 }
 
 std::string format_worker_envs(const LaunchOptions& options) {
@@ -48,6 +56,12 @@ std::string format_worker_envs(const LaunchOptions& options) {
             "# the list above is what muster sets or propagates, and all that travels to remote nodes.\n";
   }
   text += "# MASTER_PORT is picked free on node 0 when the job starts.\n";
+  if (options.diagnostics) {
+    text += "# On each node the agent also sets, unless set: PYTHONFAULTHANDLER=1, PYTHONPATH=<muster's hook>:...,\n"
+            "# MUSTER_PROGRESS_FILE, TORCHELASTIC_ERROR_FILE, MUSTER_STACKS_DIR, MUSTER_STACKS_SIGNAL (files in\n"
+            "# ~/.local/state/muster/runs/<job>/<node>/), and on GPU nodes TORCH_NCCL_TRACE_BUFFER_SIZE=2000,\n"
+            "# TORCH_NCCL_DUMP_ON_TIMEOUT=1, TORCH_NCCL_DEBUG_INFO_TEMP_FILE (--no-diagnostics: none of these).\n";
+  }
   return text;
 }
 

@@ -1,13 +1,21 @@
 // Everything one worker (or, in per-node mode, one node's process) gets on top of its node's own environment,
 // computed in one place for the launcher and for --print-env: the propagated user environment, muster's
-// torchrun/DeepSpeed-compatible variables (rank_env.h), the node's device pin, and PYTHONUNBUFFERED=1 unless the
-// user set it (so logs arrive as they are written).
+// torchrun/DeepSpeed-compatible variables (rank_env.h), the node's device pin, PYTHONUNBUFFERED=1 (logs arrive as
+// they are written) and TORCH_NCCL_ASYNC_ERROR_HANDLING=1 (an NCCL error or timeout ends the process, as torchrun
+// sets it) unless the user set them. The agent adds the node-side ones (agent/worker_setup.h).
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "launch/launch_options.h"
 #include "launch/rank_env.h"
 
 namespace muster::launch {
+
+// The job's interpreter, for the doctor's package versions and the failure report's probes: the command itself
+// when it is a python, else python3.
+std::string job_python(const std::vector<std::string>& command);
 
 // `job.omp_num_threads` is filled here (from the propagated environment).
 EnvList worker_env(const LaunchOptions& options, const cluster::NodePlan& node, const cluster::RankAssignment& rank,

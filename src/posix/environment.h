@@ -23,4 +23,7 @@ int current_pid();
 
 bool is_directory(const std::string& path);
 
+// The first executable file named `program` in the directories of $PATH; nullopt when there is none.
+std::optional<std::string> find_program(const std::string& program);
+
 }  // namespace muster::posix

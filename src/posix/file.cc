@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <filesystem>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,6 +33,23 @@ Result<Fd> open_read(const std::string& path, bool no_follow) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
   if (fd < 0) return sys_error(errno);
   return Fd(fd);
+}
+
+Result<std::string> read_file_tail(const std::string& path, size_t max_bytes) {
+  auto fd = open_read(path, false);
+  if (!fd) return fd.error();
+  struct stat st;
+  if (::fstat(fd->get(), &st) != 0) return sys_error(errno);
+  auto size = static_cast<uint64_t>(st.st_size);
+  uint64_t from = size > max_bytes ? size - max_bytes : 0;
+  if (::lseek(fd->get(), static_cast<off_t>(from), SEEK_SET) < 0) return sys_error(errno);
+  auto text = read_to_end(fd->get());
+  if (!text) return text.error();
+  if (from > 0) {
+    size_t newline = text->find('\n');
+    text->erase(0, newline == std::string::npos ? 0 : newline + 1);
+  }
+  return text;
 }
 
 Result<size_t> read_full(int fd, std::span<char> buffer) {
@@ -116,6 +134,8 @@ Result<std::optional<FileStat>> lstat_path(const std::string& path) {
 
 bool path_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+bool remove_file(const std::string& path) { return ::unlink(path.c_str()) == 0 || errno == ENOENT; }
+
 Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns) {
   MtimeOnly when(mtime_ns);
   if (::fchmod(fd, mode) != 0 || ::futimens(fd, when.times) != 0) return sys_error(errno);
@@ -137,6 +157,24 @@ Result<void> write_file_atomic(const std::string& path, std::string_view bytes, 
     int error = errno;
     ::unlink(temp.c_str());
     return make_error(ErrorKind::io, "cannot replace {}: {}", path, std::strerror(error));
+  }
+  return {};
+}
+
+Result<void> ensure_private_dir(const std::string& path) {
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  if (error) return make_error(ErrorKind::io, "cannot create {}: {}", path, error.message());
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return make_error(ErrorKind::io, "cannot inspect {}: {}", path, std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return make_error(ErrorKind::usage, "{} is not a directory", path);
+  if (st.st_uid != ::geteuid()) {
+    return make_error(ErrorKind::usage, "{} belongs to uid {}, not to you (uid {}): refusing to use it", path,
+                      st.st_uid, ::geteuid());
+  }
+  if ((st.st_mode & 077) != 0 && ::chmod(path.c_str(), 0700) != 0) {
+    return make_error(ErrorKind::usage, "{} is open to others (mode {:o}) and cannot be made private: {}", path,
+                      st.st_mode & 07777, std::strerror(errno));
   }
   return {};
 }

@@ -22,6 +22,8 @@ Result<std::string> read_text_file(const std::string& path);
 
 // Opens `path` for reading; with `no_follow`, a symbolic link as its last component is an error (ELOOP).
 Result<Fd> open_read(const std::string& path, bool no_follow);
+// The last `max_bytes` of a file (all of a smaller one), starting at a line boundary when it is cut.
+Result<std::string> read_file_tail(const std::string& path, size_t max_bytes);
 // Reads until `buffer` is full or EOF; returns the bytes read (short only at EOF).
 Result<size_t> read_full(int fd, std::span<char> buffer);
 
@@ -43,6 +45,8 @@ Result<FileStat> stat_fd(int fd);
 // lstat(2); nullopt when the path does not exist.
 Result<std::optional<FileStat>> lstat_path(const std::string& path);
 bool path_exists(const std::string& path);
+// unlink(2), ignoring a missing file; false on another error.
+bool remove_file(const std::string& path);
 
 // Permission bits and modification time of an open file.
 Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns);
@@ -50,6 +54,10 @@ Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns);
 // Replaces `path` with `bytes` atomically: a new temporary next to it (O_EXCL | O_NOFOLLOW, mode `mode`), then
 // rename; the temporary is removed on failure. Parent directories must exist.
 Result<void> write_file_atomic(const std::string& path, std::string_view bytes, uint32_t mode);
+
+// A directory for this user's files alone: made (with missing parents) if absent, mode 0700; refused (a usage
+// error naming it) when another user owns it or it is writable by group or others and not this user's to fix.
+Result<void> ensure_private_dir(const std::string& path);
 
 // This user's home directory: $HOME, else the password database; empty when neither says.
 std::string home_directory();

@@ -44,6 +44,7 @@ struct ChildPlan {
   bool new_session = false;
   int death_signal = 0;
   pid_t parent = 0;
+  int ptracer = 0;
 };
 
 std::string path_variable(const SpawnOptions& options) {
@@ -98,6 +99,7 @@ ChildPlan make_plan(const SpawnOptions& options, int dev_null) {
   plan.new_group = options.new_process_group || options.new_session;
   plan.new_session = options.new_session;
   plan.death_signal = options.parent_death_signal;
+  plan.ptracer = options.ptracer;
   plan.parent = ::getpid();
   return plan;
 }
@@ -161,6 +163,7 @@ void close_other_fds_on_exec() {
       ::_exit(127);
     }
   }
+  if (plan.ptracer > 0) (void)::prctl(PR_SET_PTRACER, static_cast<unsigned long>(plan.ptracer));  // no Yama: EINVAL
   if (!redirect_stdio(plan.stdio)) fail(error_fd, Step::redirect, errno);
   if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) fail(error_fd, Step::change_dir, errno);
   close_other_fds_on_exec();

@@ -48,6 +48,9 @@ struct SpawnOptions {
   // sets one, else from muster's environment, else "/usr/local/bin:/usr/bin:/bin". Unlike execvp, a
   // file without #! is not retried with /bin/sh.
   bool search_path = true;
+  // Under Yama's restricted ptrace (ptrace_scope 1, Ubuntu's default) only ancestors may attach a debugger:
+  // this lets `ptracer` and its descendants (the agent's stack tools) attach (PR_SET_PTRACER). 0: unchanged.
+  int ptracer = 0;
 };
 
 // What the child gets besides the options: the signal mask muster had before SignalBlock, every signal

@@ -14,7 +14,7 @@
 
 namespace muster::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // length field upper bound
 inline constexpr uint32_t kMaxOutputChunk = 64u << 10;  // agent splits worker output above this
 inline constexpr uint32_t kAllWorkers = 0xFFFFFFFFu;
@@ -32,6 +32,9 @@ enum class Type : uint8_t {
   sync_ack = 9,
   sync_step_done = 10,
   relayed = 11,
+  worker_stack = 12,
+  worker_progress = 13,
+  worker_note = 14,
   spawn_worker = 64,
   signal = 65,
   terminate = 66,
@@ -46,6 +49,7 @@ enum class Type : uint8_t {
   sync_commit = 75,
   relay_open = 76,
   relay = 77,
+  dump_stacks = 78,
 };
 
 // The range of valid wire values of an enumerated field (u8 on the wire).
@@ -220,7 +224,55 @@ struct SyncStepDone {
   bool operator==(const SyncStepDone&) const = default;
 };
 
+// Diagnosis (section 10).
+enum class StackKind : uint8_t { none = 0, python = 1, native = 2, kernel = 3 };
+struct WorkerStack {  // the answer to DumpStacks for one worker
+  static constexpr Type kType = Type::worker_stack;
+  static constexpr const char* kName = "WorkerStack";
+  uint32_t request = 0;
+  uint32_t worker = 0;
+  StackKind kind = StackKind::none;
+  std::string note;  // how it was taken ("native: eu-stack") or why there is none
+  std::string text;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.request, "request");
+    visit(m.worker, "worker");
+    visit(m.kind, "kind", Range{0, 3});
+    visit(m.note, "note");
+    visit(m.text, "text");
+  }
+  bool operator==(const WorkerStack&) const = default;
+};
+struct WorkerProgress {  // the worker touched its progress file
+  static constexpr Type kType = Type::worker_progress;
+  static constexpr const char* kName = "WorkerProgress";
+  uint32_t worker = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+  }
+  bool operator==(const WorkerProgress&) const = default;
+};
+struct WorkerNote {  // something the node learned about a worker that ended: "oom-kill", "error-file", ...
+  static constexpr Type kType = Type::worker_note;
+  static constexpr const char* kName = "WorkerNote";
+  uint32_t worker = 0;
+  std::string key;
+  std::string text;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.worker, "worker");
+    visit(m.key, "key");
+    visit(m.text, "text");
+  }
+  bool operator==(const WorkerNote&) const = default;
+};
+
 // --- head -> agent
+// SpawnWorker::features: what the agent sets up for the worker on its node (section 10).
+inline constexpr uint32_t kFeatureDiagnostics = 1;  // stack hook, faulthandler, error file, progress file
+inline constexpr uint32_t kFeatureFlightRecorder = 2;  // PyTorch's NCCL flight recorder, on nodes with GPUs
 struct SpawnWorker {
   static constexpr Type kType = Type::spawn_worker;
   static constexpr const char* kName = "SpawnWorker";
@@ -228,12 +280,16 @@ struct SpawnWorker {
   std::vector<std::string> argv;
   std::vector<std::string> env;
   std::string cwd;
+  std::string job;        // the job id: names the node's directory for this job's files
+  uint32_t features = 0;  // kFeature* bits
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.worker, "worker");
     visit(m.argv, "argv");
     visit(m.env, "env");
     visit(m.cwd, "cwd");
+    visit(m.job, "job");
+    visit(m.features, "features");
   }
   bool operator==(const SpawnWorker&) const = default;
 };
@@ -414,10 +470,24 @@ struct SyncCommit {  // after every file: symlinks, metadata of unchanged files,
   bool operator==(const SyncCommit&) const = default;
 };
 
+struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; answered by WorkerStack per worker
+  static constexpr Type kType = Type::dump_stacks;
+  static constexpr const char* kName = "DumpStacks";
+  uint32_t request = 0;
+  uint32_t worker = kAllWorkers;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.request, "request");
+    visit(m.worker, "worker");
+  }
+  bool operator==(const DumpStacks&) const = default;
+};
+
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
-                                  SyncManifest, SyncAck, SyncStepDone, Relayed>;
+                                  SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
+                                  WorkerNote>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
-                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay>;
+                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks>;
 
 
 }  // namespace muster::protocol

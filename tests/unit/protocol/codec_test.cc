@@ -44,14 +44,19 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncStepDone{2, SyncStep::commit, "cannot remove x"},
       Relayed{1, "frame"},
       Relayed{7, kBinary},
+      WorkerStack{},
+      WorkerStack{3, 7, StackKind::python, "", "Thread 0x1 (most recent call first):\n"},
+      WorkerStack{3, 8, StackKind::native, "native: eu-stack", kBinary},
+      WorkerProgress{9},
+      WorkerNote{2, "oom-kill", "Killed process 12 (python3)"},
   };
 }
 
 std::vector<HeadMessage> sample_head_messages() {
   return {
       SpawnWorker{},
-      SpawnWorker{7, {"python", "-c", "print(1)"}, {"PATH=/usr/bin", "RANK=7", "EMPTY="}, "/home/u"},
-      SpawnWorker{0, {kBinary, ""}, {std::string(100000, 'e')}, kBinary},
+      SpawnWorker{7, {"python", "-c", "print(1)"}, {"PATH=/usr/bin", "RANK=7", "EMPTY="}, "/home/u", "", 0},
+      SpawnWorker{0, {kBinary, ""}, {std::string(100000, 'e')}, kBinary, kBinary, 0xFFFFFFFFu},
       Signal{},
       Signal{3, 15},
       Signal{kAllWorkers, -2},
@@ -73,6 +78,9 @@ std::vector<HeadMessage> sample_head_messages() {
       RelayOpen{{"node2", "u@node3"}, {"node2", "node3"}, 10},
       RelayOpen{},
       Relay{"\x05", kBinary},
+      SpawnWorker{1, {"python3"}, {}, "/", "20261125-010203-abcdef", kFeatureDiagnostics | kFeatureFlightRecorder},
+      DumpStacks{},
+      DumpStacks{4, 2},
   };
 }
 
@@ -141,8 +149,9 @@ TEST(Codec, ExactByteLayout) {
             "\x01\0\0\0\x01\0\0\0c"                // capabilities
             "\0\0\0\0"                             // ssh_addr
             "\x02\0\0\0\x01\0\0\0a\x01\0\0\0b"s);  // addresses
-  EXPECT_EQ(encode(HeadMessage{SpawnWorker{2, {"sh"}, {}, "/"}}),
-            "\x18\0\0\0\x40\x02\0\0\0\x01\0\0\0\x02\0\0\0sh\0\0\0\0\x01\0\0\0/"s);
+  EXPECT_EQ(encode(HeadMessage{SpawnWorker{2, {"sh"}, {}, "/", "j", kFeatureDiagnostics}}),
+            "\x21\0\0\0\x40\x02\0\0\0\x01\0\0\0\x02\0\0\0sh\0\0\0\0\x01\0\0\0/"
+            "\x01\0\0\0j\x01\0\0\0"s);
   EXPECT_EQ(encode(HeadMessage{Signal{kAllWorkers, 15}}), "\x09\0\0\0\x41\xFF\xFF\xFF\xFF\x0F\0\0\0"s);
   EXPECT_EQ(encode(HeadMessage{Shutdown{}}), "\x01\0\0\0\x45"s);
   EXPECT_EQ(encode(HeadMessage{PickPort{0x0A0B0C0D}}), "\x05\0\0\0\x44\x0D\x0C\x0B\x0A"s);

@@ -1,0 +1,134 @@
+#include "agent/worker_setup.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "posix/environment.h"
+#include "posix/file.h"
+#include "posix/kernel_log.h"
+#include "posix/socket.h"
+#include "protocol/messages.h"
+
+namespace muster::agent {
+namespace {
+
+constexpr size_t kMaxErrorFile = 1 << 20;
+constexpr int64_t kOomSlackMs = 1000;  // the kernel's clock and ours agree to a few ms; allow more
+
+std::string state_base() {
+  const char* state = std::getenv("XDG_STATE_HOME");
+  if (state && *state == '/') return state;
+  std::string home = posix::home_directory();
+  return home.empty() ? "" : home + "/.local/state";
+}
+
+// A name the head sent that becomes one path component: nothing but [A-Za-z0-9._-], never "." or "..".
+std::string component(std::string name) {
+  for (char& c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-';
+    if (!ok) c = '_';
+  }
+  if (name.empty() || name == "." || name == "..") name = "_" + name;
+  return name;
+}
+
+uint64_t fnv1a(std::string_view text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
+void set_if_unset(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  if (!posix::find_variable(env, name)) env.push_back(name + "=" + value);
+}
+
+}  // namespace
+
+std::string job_node_dir(const std::string& job) {
+  auto host = posix::hostname();
+  return fmt::format("{}/muster/runs/{}/{}", state_base(), component(job), component(host ? *host : "node"));
+}
+
+WorkerSetup::WorkerSetup(int stack_signal, std::string_view hook_text)
+    : stack_signal_(stack_signal), hook_text_(hook_text), gpus_(posix::path_exists("/dev/nvidiactl")) {}
+
+Result<std::string> WorkerSetup::hook_dir() {
+  if (!hook_dir_.empty()) return hook_dir_;
+  std::string dir = fmt::format("{}/muster/python/{:016x}", state_base(), fnv1a(hook_text_));
+  if (auto made = posix::ensure_private_dir(dir); !made) return made.error();
+  std::string file = dir + "/sitecustomize.py";
+  auto current = posix::read_text_file(file);
+  if (!current || *current != hook_text_) {
+    if (auto written = posix::write_file_atomic(file, hook_text_, 0600); !written) return written.error();
+  }
+  hook_dir_ = dir;
+  return hook_dir_;
+}
+
+Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker, uint32_t features,
+                                         std::vector<std::string>& env) {
+  WorkerPaths paths;
+  if ((features & protocol::kFeatureDiagnostics) == 0) return paths;
+  if (state_base().empty()) return make_error(ErrorKind::usage, "no home directory for muster's per-job files");
+  std::string dir = job_node_dir(job);
+  paths.stacks_dir = dir + "/stacks";
+  if (auto made = posix::ensure_private_dir(paths.stacks_dir); !made) return made.error();
+  auto hook = hook_dir();
+  if (!hook) return hook.error();
+  paths.progress_file = fmt::format("{}/progress-{}", dir, worker);
+  paths.error_file = fmt::format("{}/error-{}.json", dir, worker);
+  posix::remove_file(paths.error_file);  // an earlier attempt's exception is not this one's
+  set_if_unset(env, "PYTHONFAULTHANDLER", "1");
+  set_if_unset(env, "MUSTER_PROGRESS_FILE", paths.progress_file);
+  set_if_unset(env, "TORCHELASTIC_ERROR_FILE", paths.error_file);
+  set_if_unset(env, "MUSTER_STACKS_DIR", paths.stacks_dir);
+  set_if_unset(env, "MUSTER_STACKS_SIGNAL", std::to_string(stack_signal_));
+  auto python_path = posix::find_variable(env, "PYTHONPATH");
+  std::string value = *hook + (python_path && !python_path->empty() ? ":" + *python_path : "");
+  std::erase_if(env, [](const std::string& entry) { return entry.starts_with("PYTHONPATH="); });
+  env.push_back("PYTHONPATH=" + value);
+  if ((features & protocol::kFeatureFlightRecorder) != 0 && gpus_) {
+    paths.flight_prefix = dir + "/nccl_trace_rank_";
+    set_if_unset(env, "TORCH_NCCL_TRACE_BUFFER_SIZE", "2000");
+    set_if_unset(env, "TORCH_NCCL_DUMP_ON_TIMEOUT", "1");
+    set_if_unset(env, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE", paths.flight_prefix);
+  }
+  return paths;
+}
+
+std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths, int pid, bool killed,
+                                                         int64_t started_ms) const {
+  std::map<std::string, std::string> notes;
+  if (!paths.error_file.empty() && posix::path_exists(paths.error_file)) {
+    auto text = posix::read_text_file(paths.error_file);
+    if (text && !text->empty() && text->size() <= kMaxErrorFile) notes["error-file"] = *text;
+  }
+  if (!paths.flight_prefix.empty()) {
+    std::string dumps;
+    std::filesystem::path prefix(paths.flight_prefix);
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(prefix.parent_path(), error)) {
+      if (entry.path().filename().string().starts_with(prefix.filename().string())) {
+        dumps += (dumps.empty() ? "" : "\n") + entry.path().string();
+      }
+    }
+    if (!dumps.empty()) notes["flight-recorder"] = dumps;
+  }
+  // The kernel's OOM killer: "Out of memory: Killed process 1234 (python3) total-vm:..." or "Memory cgroup out
+  // of memory: Killed process 1234 ...". The worker's own pid, or (a DataLoader worker, a child) any process
+  // killed on this node while the worker ran.
+  auto lines = posix::kernel_log_lines("Killed process ", started_ms - kOomSlackMs);
+  if (lines) {
+    std::string own = fmt::format("Killed process {} ", pid);
+    for (const auto& line : *lines) {
+      if (killed && line.text.find(own) != std::string::npos) notes["oom-kill"] = line.text;
+      else notes["oom-kill-node"] = line.text;
+    }
+  }
+  return notes;
+}
+
+}  // namespace muster::agent

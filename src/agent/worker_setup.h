@@ -1,0 +1,61 @@
+// What the agent prepares on its node for a worker whose SpawnWorker asks for diagnostics (docs/agent-protocol.md
+// section 10), and what it reads back when the worker ends. One directory per job and node, private to the user:
+// $XDG_STATE_HOME/muster/runs/<job>/<hostname>/ (default ~/.local/state/...), 0700; per worker:
+//   progress-<worker>      MUSTER_PROGRESS_FILE: the script touches it to say "I am making progress"
+//   error-<worker>.json    TORCHELASTIC_ERROR_FILE: torch's @record writes the exception there
+//   stacks/<pid>.stacks    MUSTER_STACKS_DIR: the Python stack hook writes dumps there (stack_dumper.h)
+//   nccl_trace_rank_<r>    TORCH_NCCL_DEBUG_INFO_TEMP_FILE prefix: PyTorch's NCCL flight recorder (GPU nodes)
+// and, for Python workers, PYTHONPATH gets muster's hook directory first (a sitecustomize.py that installs the
+// stack hook and then runs the sitecustomize it shadows) and PYTHONFAULTHANDLER=1 (a crash prints the Python
+// traceback). A variable the worker's environment already sets is left alone. The hostname level keeps nodes
+// that share one home directory apart.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace muster::agent {
+
+struct WorkerPaths {
+  std::string progress_file;
+  std::string error_file;
+  std::string stacks_dir;
+  std::string flight_prefix;  // empty when the flight recorder is not set up
+};
+
+class WorkerSetup {
+ public:
+  // `stack_signal`: the signal the hook listens on; `hook_text`: the sitecustomize.py to install.
+  WorkerSetup(int stack_signal, std::string_view hook_text);
+
+  // Creates the job's directory and the hook (once), adds the worker's variables to `env` (K=V entries, the
+  // worker's whole environment) where they are not set, and returns the worker's paths.
+  Result<WorkerPaths> prepare(const std::string& job, uint32_t worker, uint32_t features,
+                              std::vector<std::string>& env);
+
+  // What the worker left for the head once it ended: its error file's JSON ("error-file"), the flight recorder's
+  // dumps ("flight-recorder", their paths), the kernel's OOM kill of `pid` ("oom-kill", the log line; only
+  // when `killed` by SIGKILL). Files it read are removed, except the flight recorder's.
+  // `started_ms`: when it was spawned (posix::monotonic_ms).
+  std::map<std::string, std::string> collect(const WorkerPaths& paths, int pid, bool killed, int64_t started_ms) const;
+
+  int stack_signal() const { return stack_signal_; }
+
+ private:
+  Result<std::string> hook_dir();
+
+  int stack_signal_;
+  std::string_view hook_text_;
+  std::string hook_dir_;  // made on first use
+  bool gpus_;             // this node has NVIDIA GPUs (/dev/nvidiactl)
+};
+
+// The node's directory for a job's files (not created).
+std::string job_node_dir(const std::string& job);
+
+}  // namespace muster::agent

@@ -1,0 +1,66 @@
+// The head's control channel: a unix socket (job_registry.h names it) on which other `muster` commands of the
+// same user ask a running job for things (`muster stack`, and later attach/stop). Requests and replies are one
+// JSON object per line. Passive, like everything in the head: the owner registers listen_fd() and each client's
+// fd with its loop (AgentPool::watch_fd) and calls on_*() when they are ready; requests come back from
+// take_requests() and replies go out with reply(). Only this user can connect (0600 socket, SO_PEERCRED);
+// the socket file is removed when the server is destroyed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "posix/fd.h"
+#include "util/byte_queue.h"
+#include "util/result.h"
+
+namespace muster::head {
+
+struct ControlRequest {
+  int client = 0;  // the client's fd, to reply to
+  nlohmann::json body;
+};
+
+class ControlServer {
+ public:
+  static Result<ControlServer> open(const std::string& path);
+  ControlServer(ControlServer&&) noexcept = default;
+  ControlServer& operator=(ControlServer&&) noexcept = default;
+  ~ControlServer();
+
+  int listen_fd() const { return listener_.get(); }
+  const std::string& path() const { return path_; }
+
+  // The listener is readable: returns the fds of newly accepted clients (to watch for reading).
+  std::vector<int> on_listen_readable();
+  // A client is readable (or writable, when it has replies queued). Returns false when the client is gone
+  // (its fd is closed: stop watching it first).
+  bool on_client_ready(int client);
+  bool wants_write(int client) const;
+  std::vector<ControlRequest> take_requests();
+  // Queues one JSON line for the client and writes what it can now.
+  void reply(int client, const nlohmann::json& body);
+  void close_client(int client);
+
+ private:
+  struct Client {
+    posix::Fd fd;
+    std::string in;
+    ByteQueue out;
+  };
+  ControlServer(std::string path, posix::Fd listener) : path_(std::move(path)), listener_(std::move(listener)) {}
+  bool flush(Client& client);
+
+  std::string path_;
+  posix::Fd listener_;
+  std::map<int, Client> clients_;
+  std::vector<ControlRequest> requests_;
+};
+
+// One request to a job's control socket, blocking up to `timeout_ms` for the reply (one JSON line).
+Result<nlohmann::json> control_request(const std::string& socket, const nlohmann::json& request, int timeout_ms);
+
+}  // namespace muster::head

@@ -1,0 +1,135 @@
+#include "head/job_registry.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "posix/file.h"
+#include "posix/proc.h"
+#include "posix/unix_socket.h"
+#include "util/random.h"
+
+namespace muster::head {
+namespace {
+
+nlohmann::json to_json(const JobRecord& r) {
+  return nlohmann::json{{"job_id", r.job_id},       {"run_dir", r.run_dir},
+                        {"socket", r.socket},       {"pid", r.pid},
+                        {"pid_start", r.pid_start}, {"started_unix_ms", r.started_unix_ms},
+                        {"ended_unix_ms", r.ended_unix_ms}, {"exit_code", r.exit_code},
+                        {"nodes", r.nodes},         {"ranks", r.ranks},
+                        {"command", r.command}};
+}
+
+std::optional<JobRecord> from_json(const std::string& text) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return std::nullopt;
+  JobRecord r;
+  try {
+    r.job_id = json.value("job_id", "");
+    r.run_dir = json.value("run_dir", "");
+    r.socket = json.value("socket", "");
+    r.pid = json.value("pid", 0);
+    r.pid_start = json.value("pid_start", uint64_t{0});
+    r.started_unix_ms = json.value("started_unix_ms", int64_t{0});
+    r.ended_unix_ms = json.value("ended_unix_ms", int64_t{0});
+    r.exit_code = json.value("exit_code", -1);
+    r.nodes = json.value("nodes", 0);
+    r.ranks = json.value("ranks", 0);
+    r.command = json.value("command", "");
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  if (r.job_id.empty()) return std::nullopt;
+  return r;
+}
+
+std::optional<JobRecord> read_record(const std::string& path) {
+  auto text = posix::read_text_file(path);
+  if (!text) return std::nullopt;
+  return from_json(*text);
+}
+
+}  // namespace
+
+Result<std::string> jobs_dir(bool create) {
+  const char* state = std::getenv("XDG_STATE_HOME");
+  std::string base = state && *state == '/' ? std::string(state) : posix::home_directory() + "/.local/state";
+  if (base == "/.local/state") return make_error(ErrorKind::usage, "no home directory to keep the job registry in");
+  std::string dir = base + "/muster/jobs";
+  if (create) {
+    if (auto ok = posix::ensure_private_dir(dir); !ok) return ok.error();
+  }
+  return dir;
+}
+
+Result<void> write_job_record(const JobRecord& record) {
+  auto dir = jobs_dir(true);
+  if (!dir) return dir.error();
+  std::string text = to_json(record).dump(2) + "\n";
+  if (auto written = posix::write_file_atomic(*dir + "/" + record.job_id + ".json", text, 0600); !written) {
+    return written;
+  }
+  return posix::write_file_atomic(record.run_dir + "/job.json", text, 0600);
+}
+
+std::vector<JobRecord> list_job_records() {
+  std::vector<JobRecord> records;
+  auto dir = jobs_dir(false);
+  if (!dir || !posix::path_exists(*dir)) return records;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(*dir, error)) {
+    if (entry.path().extension() != ".json") continue;
+    if (auto record = read_record(entry.path().string())) records.push_back(std::move(*record));
+  }
+  std::sort(records.begin(), records.end(),
+            [](const JobRecord& a, const JobRecord& b) { return a.started_unix_ms > b.started_unix_ms; });
+  return records;
+}
+
+Result<JobRecord> find_job(const std::string& which) {
+  if (which.empty()) {
+    for (const auto& record : list_job_records()) {
+      if (job_state(record) == JobState::running) return record;
+    }
+    return make_error(ErrorKind::usage, "no running muster job of yours on this machine (muster ps lists them)");
+  }
+  if (posix::path_exists(which + "/job.json")) {
+    if (auto record = read_record(which + "/job.json")) return *record;
+    return make_error(ErrorKind::usage, "{}/job.json is not a muster job record", which);
+  }
+  for (const auto& record : list_job_records()) {
+    if (record.job_id == which) return record;
+  }
+  return make_error(ErrorKind::usage, "no job '{}': give a job id (muster ps lists them) or a run directory", which);
+}
+
+JobState job_state(const JobRecord& record) {
+  if (record.ended_unix_ms > 0) return JobState::ended;
+  return posix::same_process(record.pid, record.pid_start) ? JobState::running : JobState::head_died;
+}
+
+const char* job_state_name(JobState state) {
+  switch (state) {
+    case JobState::running: return "running";
+    case JobState::ended: return "ended";
+    case JobState::head_died: return "head died";
+  }
+  return "?";
+}
+
+Result<std::string> new_socket_path() {
+  auto dir = jobs_dir(true);
+  if (!dir) return dir.error();
+  std::string path = fmt::format("{}/{}.sock", *dir, random_hex(12));
+  if (path.size() > posix::max_unix_socket_path()) {
+    return make_error(ErrorKind::usage, "the control socket path {} is longer than a unix socket allows ({} bytes): "
+                                        "set XDG_STATE_HOME to a shorter directory", path, posix::max_unix_socket_path());
+  }
+  return path;
+}
+
+}  // namespace muster::head

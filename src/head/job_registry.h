@@ -1,0 +1,51 @@
+// This user's jobs on this machine, so that another shell finds a running job by its id: one JSON file per job
+// in $XDG_STATE_HOME/muster/jobs (default ~/.local/state/muster/jobs, created 0700), written by the job's head
+// when it starts and again when it ends, and a `job.json` with the same record in the job's run directory.
+// The record names the head's control socket (control_server.h) and the head's pid with its start time, so a
+// head that died without saying so is recognised (the pid is gone or belongs to another process) and never
+// shown as running.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace muster::head {
+
+struct JobRecord {
+  std::string job_id;
+  std::string run_dir;        // absolute
+  std::string socket;         // the head's control socket
+  int pid = 0;                // the head
+  uint64_t pid_start = 0;     // its start time (/proc), to tell a reused pid
+  int64_t started_unix_ms = 0;
+  int64_t ended_unix_ms = 0;  // 0 while running
+  int exit_code = -1;         // once ended
+  int nodes = 0, ranks = 0;
+  std::string command;        // as typed, for listings
+};
+
+enum class JobState { running, ended, head_died };
+
+// The directory of the records (created 0700 when `create`); refuses one that others can write.
+Result<std::string> jobs_dir(bool create);
+
+// Writes the record (atomically) to the registry and as <run_dir>/job.json.
+Result<void> write_job_record(const JobRecord& record);
+
+// Every record in the registry, newest first.
+std::vector<JobRecord> list_job_records();
+
+// A job by id, by run directory (its job.json), or, for an empty `which`, the newest running one.
+Result<JobRecord> find_job(const std::string& which);
+
+JobState job_state(const JobRecord& record);
+const char* job_state_name(JobState state);  // "running", "ended", "head died"
+
+// A control socket path for a new job, short enough for a unix socket address.
+Result<std::string> new_socket_path();
+
+}  // namespace muster::head

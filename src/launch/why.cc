@@ -1,0 +1,132 @@
+#include "launch/why.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "diagnosis/matcher.h"
+#include "head/job_registry.h"
+#include "launch/failure_report.h"
+#include "posix/file.h"
+
+namespace muster::launch {
+namespace {
+
+Result<std::string> run_dir_of(const std::string& which) {
+  if (which.empty()) {
+    auto records = head::list_job_records();
+    if (!records.empty()) return records.front().run_dir;
+    return make_error(ErrorKind::usage, "no muster job recorded for you on this machine: name a run directory");
+  }
+  if (posix::path_exists(which + "/manifest.json") || posix::path_exists(which + "/job.json")) return which;
+  auto record = head::find_job(which);
+  if (!record) return record.error();
+  return record->run_dir;
+}
+
+RankPhase phase_named(const std::string& name) {
+  for (auto phase : {RankPhase::pending, RankPhase::running, RankPhase::exited, RankPhase::signaled,
+                     RankPhase::failed_to_start, RankPhase::lost}) {
+    if (name == rank_phase_name(phase)) return phase;
+  }
+  return RankPhase::pending;
+}
+
+// The last attempt's evidence, as manifest.json recorded it.
+FailureEvidence evidence_of(const nlohmann::json& manifest, const std::string& run_dir) {
+  FailureEvidence evidence;
+  evidence.run_dir = run_dir;
+  std::map<int, std::string> node_of;
+  const nlohmann::json nodes = manifest.value("nodes", nlohmann::json::array());
+  for (const auto& node : nodes) {
+    const nlohmann::json ranks = node.value("ranks", nlohmann::json::array());
+    for (const auto& rank : ranks) {
+      node_of[rank.value("rank", 0)] = node.value("hostname", node.value("host", std::string("?")));
+    }
+  }
+  const nlohmann::json attempts = manifest.value("attempts", nlohmann::json::array());
+  if (attempts.empty()) return evidence;
+  const nlohmann::json& attempt = attempts.back();
+  int root = attempt.value("root_cause", -1);
+  const nlohmann::json ranks = attempt.value("ranks", nlohmann::json::object());
+  for (const auto& [key, rank] : ranks.items()) {
+    RankEnd end;
+    end.rank = std::stoi(key);
+    end.node = node_of[end.rank];
+    end.root = end.rank == root;
+    end.status.phase = phase_named(rank.value("state", ""));
+    end.status.code = rank.value("code", 0);
+    end.status.detail = rank.value("detail", "");
+    end.status.by_muster = rank.value("stopped_by_muster", false);
+    end.status.ended_ms = rank.value("ended_ms", int64_t{0});
+    evidence.ends.push_back(std::move(end));
+  }
+  const nlohmann::json all_notes = attempt.value("notes", nlohmann::json::object());
+  for (const auto& [key, notes] : all_notes.items()) {
+    int rank = std::stoi(key);
+    for (const auto& [name, text] : notes.items()) {
+      std::string value = text.get<std::string>();
+      if (name == "error-file") {
+        auto file = posix::read_text_file(run_dir + "/" + value);
+        value = file ? *file : "";
+      }
+      evidence.notes[rank][name] = value;
+    }
+  }
+  return evidence;
+}
+
+std::string format_hangs(const nlohmann::json& manifest) {
+  std::string text;
+  const nlohmann::json hangs = manifest.value("hangs", nlohmann::json::array());
+  for (const auto& hang : hangs) {
+    text += fmt::format("stalled: no rank made progress for {} s; every rank's stack: {}\n",
+                        hang.value("silent_ms", int64_t{0}) / 1000, hang.value("stacks_file", std::string()));
+    const nlohmann::json groups = hang.value("groups", nlohmann::json::array());
+    for (const auto& group : groups) {
+      auto ranks = group.value("ranks", std::vector<int>{});
+      text += fmt::format("  {} {}: {}{}\n", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","),
+                          group.value("where", std::string()), group.value("odd", false) ? "   <- the odd one out" : "");
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Catalogue& catalogue) {
+  auto run_dir = run_dir_of(options.which);
+  if (!run_dir) return run_dir.error();
+  auto text = posix::read_text_file(*run_dir + "/manifest.json");
+  if (!text) {
+    return make_error(ErrorKind::usage, "{} has no manifest.json: the job is still running or its head died (muster "
+                                        "stack reaches a running job)", *run_dir);
+  }
+  auto manifest = nlohmann::json::parse(*text, nullptr, false);
+  if (manifest.is_discarded() || !manifest.is_object()) {
+    return make_error(ErrorKind::parse, "{}/manifest.json is not JSON", *run_dir);
+  }
+  nlohmann::json diagnosis = manifest.value("diagnosis", nlohmann::json::object());
+  std::string report;
+  if (options.rematch) {
+    auto evidence = evidence_of(manifest, *run_dir);
+    auto fresh = diagnose_failure(nullptr, catalogue, evidence);
+    diagnosis = diagnosis::diagnosis_json(fresh);
+    report = diagnosis::format_diagnosis(fresh);
+  } else {
+    report = diagnosis.value("report", std::string());
+  }
+  if (options.json) return diagnosis.dump(2) + "\n";
+  int exit_code = manifest.value("exit_code", -1);
+  std::string head = fmt::format("job {} ({}): exit {}\n", manifest.value("job_id", std::string("?")), *run_dir,
+                                 exit_code);
+  std::string hangs = format_hangs(manifest);
+  if (report.empty() && hangs.empty()) {
+    report = exit_code == 0 ? "every rank finished.\n"
+                            : "no catalogue entry explains this failure; the rank logs are in " + *run_dir + "\n";
+  }
+  return head + hangs + report;
+}
+
+}  // namespace muster::launch

@@ -1,0 +1,37 @@
+// What /proc says about a process: enough to recognise it again (its start time, which a reused pid does not
+// share), whether it catches a signal (SigCgt: muster sends the stack signal only to a process that registered
+// for it, since its default action is to terminate), its CPU time, and where in the kernel it waits. Reads
+// only; every function returns nullopt / empty when the process is gone or /proc does not say.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "util/result.h"
+
+namespace muster::posix {
+
+// Field 22 of /proc/PID/stat: start time in clock ticks since boot.
+std::optional<uint64_t> process_start_time(int pid);
+
+// True when the process `pid` exists and started at `start_time` (not a later process with a reused pid).
+bool same_process(int pid, uint64_t start_time);
+
+// Whether the process has a handler for `signal` (bit signal-1 of SigCgt in /proc/PID/status).
+bool catches_signal(int pid, int signal);
+
+// utime + stime of the process, in clock ticks.
+std::optional<uint64_t> cpu_ticks(int pid);
+
+// A line per thread saying where it waits in the kernel: "TID state wchan" (/proc/PID/task/*/stat and wchan),
+// for a stack when no debugger is available.
+std::string kernel_wait_summary(int pid);
+
+// kill(pid, sig) to one process (not its group). ESRCH (gone) is an error here: the caller wants to know.
+Result<void> signal_process(int pid, int sig);
+
+// The number of the first real-time signal (SIGRTMIN) in this C library.
+int first_realtime_signal();
+
+}  // namespace muster::posix
