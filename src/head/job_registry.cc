@@ -69,7 +69,7 @@ Result<std::string> jobs_dir(bool create) {
 Result<void> write_job_record(const JobRecord& record) {
   auto dir = jobs_dir(true);
   if (!dir) return dir.error();
-  std::string text = to_json(record).dump(2) + "\n";
+  std::string text = to_json(record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (auto written = posix::write_file_atomic(*dir + "/" + record.job_id + ".json", text, 0600); !written) {
     return written;
   }

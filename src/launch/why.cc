@@ -117,7 +117,7 @@ Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Cata
   } else {
     report = diagnosis.value("report", std::string());
   }
-  if (options.json) return diagnosis.dump(2) + "\n";
+  if (options.json) return diagnosis.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   int exit_code = manifest.value("exit_code", -1);
   std::string head = fmt::format("job {} ({}): exit {}\n", manifest.value("job_id", std::string("?")), *run_dir,
                                  exit_code);

@@ -59,8 +59,8 @@ std::string format_worker_envs(const LaunchOptions& options) {
   if (options.diagnostics) {
     text += "# On each node the agent also sets, unless set: PYTHONFAULTHANDLER=1, PYTHONPATH=<muster's hook>:...,\n"
             "# MUSTER_PROGRESS_FILE, TORCHELASTIC_ERROR_FILE, MUSTER_STACKS_DIR, MUSTER_STACKS_SIGNAL (files in\n"
-            "# ~/.local/state/muster/runs/<job>/<node>/), and on GPU nodes TORCH_NCCL_TRACE_BUFFER_SIZE=2000,\n"
-            "# TORCH_NCCL_DUMP_ON_TIMEOUT=1, TORCH_NCCL_DEBUG_INFO_TEMP_FILE (--no-diagnostics: none of these).\n";
+            "# ~/.local/state/muster/runs/<job>/<node>/), and on GPU nodes PyTorch's flight recorder (TORCH_NCCL_\n"
+            "# TRACE_BUFFER_SIZE=2000, _DUMP_ON_TIMEOUT=1, _DEBUG_INFO_TEMP_FILE) (--no-diagnostics: none of these).\n";
   }
   return text;
 }

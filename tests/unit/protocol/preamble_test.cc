@@ -16,7 +16,8 @@ namespace {
 using namespace std::string_literals;
 
 const std::string kNonce = "3f9a0c1d2e4b5a69";
-const std::string kPreamble = "MUSTER-AGENT 1 " + kNonce + "\n";
+const std::string kVersionText = std::to_string(kProtocolVersion);
+const std::string kPreamble = "MUSTER-AGENT " + kVersionText + " " + kNonce + "\n";
 
 // What a scanner said over a whole conversation: its events up to Found or an error.
 struct Transcript {
@@ -56,12 +57,12 @@ Transcript scan(const std::string& bytes, const std::vector<size_t>& pieces = {}
   return t;
 }
 
-PreambleEvent found(std::string rest = "", uint32_t protocol = 1) {
+PreambleEvent found(std::string rest = "", uint32_t protocol = kProtocolVersion) {
   return PreambleFound{protocol, std::move(rest)};
 }
 
 TEST(Preamble, LineFormat) {
-  EXPECT_EQ(preamble_line("abc"), "MUSTER-AGENT 1 abc\n");
+  EXPECT_EQ(preamble_line("abc"), "MUSTER-AGENT " + kVersionText + " abc\n");
   EXPECT_EQ(preamble_line(kNonce), kPreamble);
 }
 
@@ -96,7 +97,7 @@ TEST(Preamble, SplitAtEveryByte) {
     ASSERT_FALSE(t.error) << cut << ": " << t.error->message;
     ASSERT_EQ(t.events.size(), 1u) << cut;
     const auto& f = std::get<PreambleFound>(t.events[0]);
-    EXPECT_EQ(f.protocol, 1u);
+    EXPECT_EQ(f.protocol, kProtocolVersion);
     EXPECT_EQ(f.rest, frames) << cut;
     EXPECT_EQ(t.noise, motd);
   }
