@@ -40,7 +40,8 @@ bool stopped_by_muster(const RankStatus& status) {
 }
 
 std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> probe_modules(
-    head::AgentPool& pool, const std::vector<std::string>& modules, const std::string& python) {
+    head::AgentPool& pool, const std::vector<std::string>& modules, const std::string& python,
+    const std::vector<std::string>& env) {
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> found;
   constexpr const char* kProbe =
       "import importlib.util, sys\n"
@@ -48,7 +49,7 @@ std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::strin
       "except Exception:\n    print('no')\n";
   for (const auto& module : modules) {
     auto runs = head::run_on_nodes(pool, [&](size_t) {
-      return head::NodeCommand{{python, "-c", kProbe, module}, {}};
+      return head::NodeCommand{{python, "-c", kProbe, module}, env};
     }, kFactsTimeoutMs);
     if (!runs) continue;
     for (size_t node = 0; node < runs->size(); ++node) {
@@ -125,7 +126,7 @@ diagnosis::Diagnosis diagnose_failure(head::AgentPool* pool, const diagnosis::Ca
       facts.findings = std::move(*findings);
     }
   }
-  if (!wanted.modules.empty()) facts.modules = probe_modules(*pool, wanted.modules, evidence.python);
+  if (!wanted.modules.empty()) facts.modules = probe_modules(*pool, wanted.modules, evidence.python, evidence.env);
   return diagnosis::diagnose(catalogue, failures, facts);
 }
 

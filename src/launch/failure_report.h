@@ -28,6 +28,7 @@ struct FailureEvidence {
   std::map<int, std::map<std::string, std::string>> notes;  // rank -> what its node noted
   std::string run_dir;  // holds rank-N.log
   std::string python;   // the job's interpreter, for facts and module probes
+  std::vector<std::string> env;  // K=V the probes run with (the job's propagated environment: its PYTHONPATH, ...)
 };
 
 // Every rank's ending from the gang.

@@ -532,7 +532,9 @@ void Launcher::on_note(const protocol::WorkerNote& note) {
 
 void Launcher::diagnose() {
   (void)rank_logs_->flush();
-  FailureEvidence evidence{rank_ends(*gang_, gang_plan_), notes_, run_dir_, options_.python};
+  std::vector<std::string> env;
+  for (const auto& [name, value] : options_.propagated_env) env.push_back(name + "=" + value);
+  FailureEvidence evidence{rank_ends(*gang_, gang_plan_), notes_, run_dir_, options_.python, std::move(env)};
   diagnosis_ = diagnose_failure(&pool_, options_.catalogue, evidence);
 }
 
