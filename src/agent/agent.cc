@@ -319,7 +319,8 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   if (!process) return fail(process.error().message);
   auto worker = std::make_unique<Worker>(Worker{request.worker, std::move(*process), std::move(out->read),
                                                 std::move(err->read), std::nullopt, 0, false,
-                                                paths ? std::move(*paths) : WorkerPaths{}, posix::monotonic_ms(), 0});
+                                                paths ? std::move(*paths) : WorkerPaths{}, posix::monotonic_ms(), 0,
+                                                posix::oom_kill_count().value_or(0)});
   (void)posix::set_nonblocking(worker->out.get());
   (void)posix::set_nonblocking(worker->err.get());
   uint32_t events = throttled_ ? 0 : posix::poll_readable;
@@ -390,7 +391,8 @@ void Agent::report_finished_workers() {
 void Agent::send_notes(const Worker& worker) {
   const auto* signaled = std::get_if<posix::Signaled>(&*worker.status);
   bool killed = signaled && signaled->signal == SIGKILL;
-  for (auto& [key, text] : setup_.collect(worker.paths, worker.process.pid(), killed, worker.started_ms)) {
+  for (auto& [key, text] :
+       setup_.collect(worker.paths, worker.process.pid(), killed, worker.started_ms, worker.oom_kills_at_start)) {
     send(protocol::WorkerNote{worker.id, key, text});
   }
 }

@@ -8,6 +8,7 @@
 #include "posix/environment.h"
 #include "posix/file.h"
 #include "posix/kernel_log.h"
+#include "posix/proc.h"
 #include "posix/socket.h"
 #include "protocol/messages.h"
 
@@ -100,7 +101,7 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
 }
 
 std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths, int pid, bool killed,
-                                                         int64_t started_ms) const {
+                                                         int64_t started_ms, uint64_t oom_kills_at_start) const {
   std::map<std::string, std::string> notes;
   if (!paths.error_file.empty() && posix::path_exists(paths.error_file)) {
     auto text = posix::read_text_file(paths.error_file);
@@ -118,15 +119,26 @@ std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths
     if (!dumps.empty()) notes["flight-recorder"] = dumps;
   }
   // The kernel's OOM killer: "Out of memory: Killed process 1234 (python3) total-vm:..." or "Memory cgroup out
-  // of memory: Killed process 1234 ...". The worker's own pid, or (a DataLoader worker, a child) any process
-  // killed on this node while the worker ran.
+  // of memory: Killed process 1234 ...", while the worker ran. A SIGKILLed worker: its own line, or the last one
+  // (the kernel names processes by their pid outside any PID namespace or container, which may not be the pid
+  // the agent knows). Otherwise (a DataLoader worker, a child was killed): the last one, as "oom-kill-node".
   auto lines = posix::kernel_log_lines("Killed process ", started_ms - kOomSlackMs);
   if (lines) {
+    if (lines->empty()) return notes;
     std::string own = fmt::format("Killed process {} ", pid);
-    for (const auto& line : *lines) {
-      if (killed && line.text.find(own) != std::string::npos) notes["oom-kill"] = line.text;
-      else notes["oom-kill-node"] = line.text;
+    std::string line = lines->back().text;
+    for (const auto& candidate : *lines) {
+      if (candidate.text.find(own) != std::string::npos) line = candidate.text;
     }
+    notes[killed ? "oom-kill" : "oom-kill-node"] = line;
+    return notes;
+  }
+  // The kernel log is root's here (dmesg_restrict): the machine's OOM-kill count still tells that it happened.
+  auto count = posix::oom_kill_count();
+  if (killed && count && *count > oom_kills_at_start) {
+    notes["oom-kill"] = fmt::format("the kernel's OOM killer killed {} process(es) on this node while the rank ran "
+                                    "(/proc/vmstat oom_kill; the kernel log that names them is readable by root only)",
+                                    *count - oom_kills_at_start);
   }
   return notes;
 }

@@ -41,8 +41,9 @@ class WorkerSetup {
   // What the worker left for the head once it ended: its error file's JSON ("error-file"), the flight recorder's
   // dumps ("flight-recorder", their paths), the kernel's OOM kill of `pid` ("oom-kill", the log line; only
   // when `killed` by SIGKILL). Files it read are removed, except the flight recorder's.
-  // `started_ms`: when it was spawned (posix::monotonic_ms).
-  std::map<std::string, std::string> collect(const WorkerPaths& paths, int pid, bool killed, int64_t started_ms) const;
+  // `started_ms`: when it was spawned (posix::monotonic_ms); `oom_kills_at_start`: posix::oom_kill_count() then.
+  std::map<std::string, std::string> collect(const WorkerPaths& paths, int pid, bool killed, int64_t started_ms,
+                                             uint64_t oom_kills_at_start) const;
 
   int stack_signal() const { return stack_signal_; }
 

@@ -96,6 +96,19 @@ std::string kernel_wait_summary(int pid) {
 
 int first_realtime_signal() { return SIGRTMIN; }
 
+std::optional<uint64_t> oom_kill_count() {
+  std::istringstream vmstat(read_small("/proc/vmstat"));
+  for (std::string name, value; vmstat >> name >> value;) {
+    if (name != "oom_kill") continue;
+    try {
+      return std::stoull(value);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<void> signal_process(int pid, int sig) {
   if (pid <= 1) return make_error(ErrorKind::internal, "refusing to signal pid {}", pid);
   if (::kill(pid, sig) != 0) return make_error(ErrorKind::io, "cannot signal pid {}: {}", pid, std::strerror(errno));

@@ -28,6 +28,10 @@ std::optional<uint64_t> cpu_ticks(int pid);
 // for a stack when no debugger is available.
 std::string kernel_wait_summary(int pid);
 
+// The machine's count of processes the kernel's OOM killer has killed since boot (/proc/vmstat oom_kill),
+// readable by every user (the kernel log that names them is root's on most distributions).
+std::optional<uint64_t> oom_kill_count();
+
 // kill(pid, sig) to one process (not its group). ESRCH (gone) is an error here: the caller wants to know.
 Result<void> signal_process(int pid, int sig);
 

@@ -4,7 +4,8 @@
 #   segfault (with faulthandler's Python frames in the log), SIGKILL, a module present on some nodes only (named
 #   by a probe on every node), gloo connecting to 127.0.1.1 because a node maps its own name there (with the
 #   interface doctor picks), a rendezvous port already in use, the HF datasets ".incomplete" cache race of two
-#   nodes preparing into one shared directory, and an exception recorded by torch's @record in its error file.
+#   nodes preparing into one shared directory, a real kernel OOM kill (a 64 MiB memory cgroup), and an exception
+#   recorded by torch's @record in its error file.
 #   Each asserts the node, the rank, the cause and the fix in the report, and `muster why` prints it again.
 # Exit 0 pass, 1 fail, 77 skip.
 # A directory every node sees at the same path (the race needs a shared cache): /var/tmp is the host's.
@@ -112,6 +113,37 @@ cache_race() {
   why_again cache "two nodes prepared the same HuggingFace dataset"
 }
 
+# A real OOM kill: a v1 memory cgroup of 64 MiB (the testbed nodes share the host's cgroup hierarchy).
+oom_kill() {
+  local cgroup=/sys/fs/cgroup/memory/muster-diag-oom-$$
+  if [[ ! -d /sys/fs/cgroup/memory ]]; then
+    step "oom: no cgroup v1 memory controller on this machine; the OOM entry is tested on recorded lines only"
+    return
+  fi
+  mkdir "$cgroup"
+  add_cleanup remove_oom_cgroup
+  echo $((64 << 20)) >"$cgroup/memory.limit_in_bytes"
+  echo 0 >"$cgroup/memory.swappiness" 2>/dev/null || true
+  OOM_CGROUP=$cgroup
+  # The nodes' /sys is their own (ip netns): the host moves the rank into the cgroup, by its host pid.
+  (
+    for _ in $(seq 600); do
+      for f in $(grep -lzxF "MUSTER_JOB_ID=oom-$$" /proc/[0-9]*/environ 2>/dev/null); do
+        pid=${f#/proc/}; pid=${pid%/environ}
+        if tr '\0' '\n' <"$f" 2>/dev/null | grep -qx 'RANK=1' && grep -q fail_modes "/proc/$pid/cmdline" 2>/dev/null; then
+          echo "$pid" >"$cgroup/cgroup.procs" && exit 0
+        fi
+      done
+      sleep 0.05
+    done
+  ) &
+  run_failing oom 137 -w "node[1-2]" --env OOM_CGROUP="${cgroup##*/}" -- /usr/bin/python3 "$SCRIPT" oom
+  expect oom "what happened: killed by the kernel's out-of-memory killer — rank 1 on node2" \
+    "node2 ran out of host memory" "Killed process" "DataLoader workers"
+  why_again oom "killed by the kernel's out-of-memory killer"
+}
+remove_oom_cgroup() { [[ -n ${OOM_CGROUP:-} ]] && rmdir "$OOM_CGROUP" 2>/dev/null; true; }
+
 recorded_exception() {
   run_failing record 1 -w "node[1-2]" -- /usr/bin/python3 "$SCRIPT" record
   expect record "what happened: the script raised an exception — rank 1 on node2" \
@@ -127,5 +159,6 @@ module_on_some_nodes
 loopback_trap
 port_in_use
 cache_race
+oom_kill
 recorded_exception
 echo "PASS: $TEST_NAME"

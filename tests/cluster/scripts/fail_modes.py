@@ -6,6 +6,8 @@
 #   record   the failing rank raises KeyError in a main decorated with torch's @record (TORCHELASTIC_ERROR_FILE)
 #   gloo     every rank joins a gloo process group and all-reduces (the 127.0.1.1 test breaks the connections)
 #   port     rank 0 serves the rendezvous store on a port the test already holds: "Address already in use"
+#   oom      the failing rank waits until the test has moved it into a 64 MiB memory cgroup (named by
+#            $OOM_CGROUP, its /proc/self/cgroup says when), then allocates more: the kernel's OOM killer SIGKILLs it
 #   cache    every rank prepares one "dataset" into $CACHE_DIR the way HF datasets' builder does (shards into
 #            <dir>.incomplete, dataset_info.json, then a rename), with a lock that does not exclude across nodes
 #            (as flock on an NFS mount without NLM): the rank that finishes second finds its .incomplete gone
@@ -53,6 +55,17 @@ elif mode == "kill" and failing:
     os.kill(os.getpid(), 9)
 elif mode == "import":
     import muster_probe_mod  # noqa: F401
+elif mode == "oom" and failing:
+    for _ in range(600):
+        with open("/proc/self/cgroup") as cgroups:
+            if os.environ["OOM_CGROUP"] in cgroups.read():
+                break
+        time.sleep(0.05)
+    else:
+        sys.exit("never moved into the test's memory cgroup")
+    hoard = []
+    for _ in range(64):
+        hoard.append(bytearray(16 << 20))  # 16 MiB at a time, touched: 1 GiB > the 64 MiB limit
 elif mode == "record" and failing:
     from torch.distributed.elastic.multiprocessing.errors import record
 

@@ -47,6 +47,10 @@ const std::vector<Recorded> kRecorded = {
     {"cuda-out-of-memory", How::exited, 1,
      {"RuntimeError: CUDA out of memory. Tried to allocate 74.00 MiB (GPU 0; 11.91 GiB total capacity; 10.79 GiB "
       "already allocated; 12.94 MiB free; 11.21 GiB reserved in total by PyTorch)"}},
+    {"dataloader-worker-killed", How::exited, 1,
+     {"RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed. "}},
+    {"dataloader-worker-killed", How::exited, 1,
+     {"RuntimeError: DataLoader worker (pid(s) 4242, 4243) exited unexpectedly"}},
     {"cuda-driver-too-old", How::exited, 1,
      {"RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver"}},
     {"cuda-driver-too-old", How::exited, 1,
