@@ -21,7 +21,12 @@ int run_generate(const std::vector<std::string>& args) {
   app->add_option("WHAT", what, "man, bash or zsh")->required()->check(CLI::IsMember({"man", "bash", "zsh"}));
   app->add_option("DIR", dir, "where the man pages go (man)");
   if (auto code = parse_command_line(*app, args)) return *code;
-  auto commands = describe_commands();
+  std::vector<std::string> missing;
+  auto commands = describe_commands(&missing);
+  if (!missing.empty()) {  // its page and completion would lack every option: see command.h
+    return report_error(make_error(ErrorKind::internal, "__generate: muster {} built no CLI11 app for parse_command_line",
+                                   missing.front()));
+  }
   if (what == "bash") {
     fmt::print("{}", manual::render_bash_completion(commands));
   } else if (what == "zsh") {

@@ -20,22 +20,27 @@ std::vector<std::string> app_path(const CLI::App& app) {
   return path;
 }
 
-void visit_command_apps(const AppVisitor& visit) {
+std::vector<std::string> visit_command_apps(const AppVisitor& visit) {
+  std::vector<std::string> missing;
   for (const Command& command : all_commands()) {
     if (command.hidden) continue;
+    bool visited = false;
     ParseHook hook(
         [&](CLI::App& app, const std::vector<std::string>&) -> std::optional<int> {
           auto path = app_path(app);
           if (path.empty() || path.front() != command.name) path = {command.name};
           visit(command, app, path);
+          visited = true;
           return kExitOk;
         },
         true);
     command.run({"--help"});
+    if (!visited) missing.emplace_back(command.name);
   }
+  return missing;
 }
 
-std::vector<cli_spec::CommandSpec> describe_commands() {
+std::vector<cli_spec::CommandSpec> describe_commands(std::vector<std::string>* missing) {
   std::vector<cli_spec::CommandSpec> specs;
   for (const Command& command : all_commands()) {
     if (command.hidden) continue;
@@ -45,7 +50,7 @@ std::vector<cli_spec::CommandSpec> describe_commands() {
     top.configurable = command.reads_config;
     specs.push_back(std::move(top));
   }
-  visit_command_apps([&](const Command& command, CLI::App& app, const std::vector<std::string>& path) {
+  auto not_visited = visit_command_apps([&](const Command& command, CLI::App& app, const std::vector<std::string>& path) {
     auto it = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.path.front() == command.name; });
     auto spec = cli_spec::describe_app(app, path);
     std::vector<cli_spec::CommandSpec*> all{&spec};
@@ -61,6 +66,7 @@ std::vector<cli_spec::CommandSpec> describe_commands() {
       it->subcommands.push_back(std::move(spec));
     }
   });
+  if (missing) *missing = std::move(not_visited);
   return specs;
 }
 
