@@ -82,6 +82,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->group("Hangs and failures");
   app.add_option("--failures", request.failure_files,
                  "a failure catalogue of your own (TOML, like src/diagnosis/failures.toml), matched first; repeatable")
+      ->allow_extra_args(false)
       ->group("Hangs and failures");
   app.add_option("--connect-timeout", request.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));

@@ -17,7 +17,8 @@ int run_why(const std::vector<std::string>& args) {
   app->add_option("JOB", options.which, "a run directory or job id (default: your newest job)");
   app->add_flag("--rematch", options.rematch,
                 "match the rank logs against the catalogue again now (after adding an entry of your own)");
-  app->add_option("--failures", failure_files, "a failure catalogue of your own, matched first (with --rematch)");
+  app->add_option("--failures", failure_files, "a failure catalogue of your own, matched first (with --rematch)")
+      ->allow_extra_args(false);
   app->add_flag("--json", options.json, "print the diagnosis as JSON");
   if (auto code = parse_command_line(*app, args)) return *code;
   auto files = diagnosis::default_user_catalogues();
