@@ -53,8 +53,8 @@ std::string job_node_dir(const std::string& job) {
   return fmt::format("{}/muster/runs/{}/{}", state_base(), component(job), component(host ? *host : "node"));
 }
 
-WorkerSetup::WorkerSetup(int stack_signal, std::string_view hook_text)
-    : stack_signal_(stack_signal), hook_text_(hook_text), gpus_(posix::path_exists("/dev/nvidiactl")) {}
+WorkerSetup::WorkerSetup(int stack_signal, std::string_view hook_text, std::optional<bool> gpus)
+    : stack_signal_(stack_signal), hook_text_(hook_text), gpus_(gpus.value_or(posix::path_exists("/dev/nvidiactl"))) {}
 
 Result<std::string> WorkerSetup::hook_dir() {
   if (!hook_dir_.empty()) return hook_dir_;
@@ -76,7 +76,9 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
   if (state_base().empty()) return make_error(ErrorKind::usage, "no home directory for muster's per-job files");
   std::string dir = job_node_dir(job);
   paths.stacks_dir = dir + "/stacks";
-  if (auto made = posix::ensure_private_dir(paths.stacks_dir); !made) return made.error();
+  for (const auto& private_dir : {state_base() + "/muster", dir, paths.stacks_dir}) {
+    if (auto made = posix::ensure_private_dir(private_dir); !made) return made.error();
+  }
   auto hook = hook_dir();
   if (!hook) return hook.error();
   paths.progress_file = fmt::format("{}/progress-{}", dir, worker);

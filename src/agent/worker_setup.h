@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,9 @@ struct WorkerPaths {
 
 class WorkerSetup {
  public:
-  // `stack_signal`: the signal the hook listens on; `hook_text`: the sitecustomize.py to install.
-  WorkerSetup(int stack_signal, std::string_view hook_text);
+  // `stack_signal`: the signal the hook listens on; `hook_text`: the sitecustomize.py to install; `gpus`: whether
+  // the node has NVIDIA GPUs (nullopt: look for /dev/nvidiactl).
+  WorkerSetup(int stack_signal, std::string_view hook_text, std::optional<bool> gpus = std::nullopt);
 
   // Creates the job's directory and the hook (once), adds the worker's variables to `env` (K=V entries, the
   // worker's whole environment) where they are not set, and returns the worker's paths.

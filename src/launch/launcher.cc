@@ -37,6 +37,7 @@
 #include "posix/signals.h"
 #include "posix/terminal.h"
 #include "util/random.h"
+#include "util/text.h"
 
 namespace muster::launch {
 namespace {
@@ -95,6 +96,7 @@ class Launcher final : public head::PoolListener {
   void finish_stack_round(int64_t now);
   void on_note(const protocol::WorkerNote& note);
   void diagnose();
+  std::string flight_recorder_dumps() const;
   // output
   void notice(const std::string& text);
   void flush_terminal();
@@ -421,6 +423,7 @@ void Launcher::report(int exit_code) {
       for (const auto& line : tail) text += "  " + line + "\n";
     }
     if (diagnosis_.entry) text += "\n" + diagnosis::format_diagnosis(diagnosis_);
+    text += flight_recorder_dumps();
     terminal_->notice(text);
   } else if (!options_.quiet) {
     terminal_->notice(fmt::format("muster: all {} ranks finished; logs in {}", gang_plan_.world_size, run_dir_));
@@ -528,6 +531,20 @@ void Launcher::on_note(const protocol::WorkerNote& note) {
   if (note.key == "error-file") {
     (void)posix::write_file_atomic(fmt::format("{}/error-{}.json", run_dir_, rank), note.text, 0600);
   }
+}
+
+// PyTorch's NCCL flight recorder dumps the ranks' nodes reported (a timeout on a GPU job), where they are.
+std::string Launcher::flight_recorder_dumps() const {
+  std::string text;
+  for (const auto& [rank, notes] : notes_) {
+    auto dumps = notes.find("flight-recorder");
+    if (dumps == notes.end()) continue;
+    const auto& node = gang_plan_.nodes[static_cast<size_t>(rank_node_[static_cast<size_t>(rank)])].host.name;
+    for (auto path : split_lines(dumps->second)) text += fmt::format("  rank {} on {}: {}\n", rank, node, path);
+  }
+  if (text.empty()) return text;
+  return "PyTorch's flight recorder dumped the last collectives of each rank (read them with torch's "
+         "fr_trace tool, or python -c \"import pickle; print(pickle.load(open(PATH, 'rb')))\"):\n" + text;
 }
 
 void Launcher::diagnose() {
