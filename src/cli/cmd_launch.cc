@@ -58,7 +58,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->check(CLI::Range(0.5, 3600.0));
   app.add_option("--max-restarts", job.max_restarts, "restart the whole job up to N times after a failure")
       ->check(CLI::Range(0, 1000));
-  app.add_option("--run-dir", job.run_dir, "where rank logs and manifest.json go (default muster-runs/<job>)")
+  app.add_option("--run-dir", job.run_dir, "where rank logs and manifest.json go; {job_id} is replaced (default muster-runs/{job_id})")
       ->type_name("DIR");
   app.add_option("--job-id", job.job_id, "job id (default: time + random)");
   app.add_option("--prefix", job.prefix_format, "line prefix: {node} {rank} {local_rank} {node_rank} {stream}")

@@ -33,8 +33,8 @@ int run_submit(const std::vector<std::string>& args) {
   app->add_option("-p,--partition", gen.slurm.partition, "Slurm partition (default: the cluster's)");
   app->add_option("--gpus-per-node", gen.slurm.gpus_per_node, "GPUs to allocate per node (default none)")
       ->check(CLI::Range(0, 1024));
-  app->add_option("--run-dir", options.run_dir, "where the script, the job's output and rank logs go "
-                                                "(default muster-runs/<job id>; must be visible on the first node)")
+  app->add_option("--run-dir", options.run_dir, "where the script, the job's output and rank logs go; {job_id} is replaced "
+                                                "(default muster-runs/{job_id}; must be visible on the first node)")
       ->type_name("DIR");
   app->add_option("--job-id", options.job_id, "muster's job id, MUSTER_JOB_ID of the workers (default: time + random)");
   app->add_flag("--wait", options.wait, "follow the job's output until it ends and exit with its exit code; "

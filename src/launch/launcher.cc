@@ -37,6 +37,7 @@
 #include "posix/signals.h"
 #include "posix/terminal.h"
 #include "util/random.h"
+#include "util/run_dir.h"
 #include "util/text.h"
 
 namespace muster::launch {
@@ -141,7 +142,7 @@ Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool)
     : options_(options),
       pool_(pool),
       job_id_(options.job_id.empty() ? new_job_id() : options.job_id),
-      run_dir_(options.run_dir.empty() ? "muster-runs/" + job_id_ : options.run_dir),
+      run_dir_(job_run_dir(options.run_dir, job_id_)),
       gang_plan_(options.per_node ? one_rank_per_node(options.plan) : options.plan),
       lost_(options.plan.nodes.size(), false),
       stall_(options.hang_timeout_ms) {

@@ -12,6 +12,7 @@
 #include "submit/job_follow.h"
 #include "transport/transport.h"
 #include "util/random.h"
+#include "util/run_dir.h"
 
 namespace muster::submit {
 namespace {
@@ -77,7 +78,7 @@ Result<int> run_submit(SubmitOptions options) {
   gen.command_line = options.command_line;
   if (options.job_id.empty()) options.job_id = new_job_id();
   std::string run_dir =
-      std::filesystem::absolute(options.run_dir.empty() ? "muster-runs/" + options.job_id : options.run_dir)
+      std::filesystem::absolute(job_run_dir(options.run_dir, options.job_id))
           .lexically_normal()
           .string();
   auto script = write_script(options, gen, run_dir);

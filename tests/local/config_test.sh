@@ -37,6 +37,15 @@ job envflag
   fail "launch with --env: $(cat out)"
 assert_eq "unset flag" "$(cat "muster-runs/$JOB/rank-0.log")" "--env replaces the file's env list"
 
+# --- run-dir in the file: relative to it, {job_id} gives every job its own directory -----------------------------
+printf 'run-dir = "runs/{job_id}"\n' >>"$WORK/proj/muster.toml"
+for tag in one two; do
+  job "$tag"
+  "$MUSTER" launch -q --job-id "$JOB" -- sh -c "$print_env" >out 2>&1 || fail "launch with run-dir from the file: $(cat out)"
+  assert_eq "rank=0 world=2 a=from-file" "$(cat "$WORK/proj/runs/$JOB/rank-0.log")" "rank 0's log under the file's run-dir"
+done
+sed -i '$d' "$WORK/proj/muster.toml"
+
 # --- muster config names each source ------------------------------------------------------------------------
 mkdir -p "$XDG_CONFIG_HOME/muster"
 printf 'nproc-per-node = 8\n[launch]\ngrace = 2.5\n' >"$XDG_CONFIG_HOME/muster/config.toml"
