@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "posix/environment.h"
 #include "posix/file.h"
 #include "posix/interfaces.h"
+#include "posix/limits.h"
 #include "posix/pipe.h"
 #include "posix/poller.h"
 #include "posix/proc.h"
@@ -75,7 +77,17 @@ protocol::Hello make_hello() {
       if (address.up && !address.loopback) hello.addresses.push_back(address.address);
     }
   }
+  hello.max_open_files = static_cast<uint32_t>(std::min<uint64_t>(posix::open_file_limit().soft, UINT32_MAX));
   return hello;
+}
+
+// EMFILE names the limit and how to raise it (the head checks the limit before a launch: launch/fd_budget.h).
+std::string pipe_failure(const Error& error) {
+  std::string text = "cannot create pipes: " + error.message;
+  if (error.sys != EMFILE && error.sys != ENFILE) return text;
+  return text + fmt::format(" (the open-file limit (RLIMIT_NOFILE) here is {}, and every worker holds 2 pipes: raise "
+                            "the hard limit, `nofile` in /etc/security/limits.conf, or run fewer ranks per node)",
+                            posix::limit_text(posix::open_file_limit().soft));
 }
 
 class Agent {
@@ -305,7 +317,7 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   }
   auto out = posix::make_pipe();
   auto err = posix::make_pipe();
-  if (!out || !err) return fail("cannot create pipes: " + (out ? err.error() : out.error()).message);
+  if (!out || !err) return fail(pipe_failure(out ? err.error() : out.error()));
   posix::SpawnOptions spawn;
   spawn.argv = request.argv;  // argv[0] is looked up in the PATH of `env`, the worker's own
   spawn.env = std::move(env);

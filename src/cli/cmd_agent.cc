@@ -4,7 +4,6 @@
 #include "cli/exit_codes.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
-#include "transport/transport.h"
 
 namespace muster::cli {
 
@@ -18,10 +17,6 @@ int run_agent(const std::vector<std::string>& args) {
   bool guard = false;
   app->add_flag("--guard", guard, "run as the agent's guard (see src/agent/guard.h)");
   if (!args.empty() && args[0] == "--guard") return agent::run_guard();
-  if (args.size() == 2 && args[0] == "--verify") {  // the bootstrap's check of a cached binary
-    auto self = transport::self_binary();
-    return self && self->build_id == args[1] ? kExitOk : kExitFailure;
-  }
   if (auto code = parse_command_line(*app, args)) return *code;
   return agent::run_agent(options);
 }

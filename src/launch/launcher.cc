@@ -14,6 +14,7 @@
 #include "head/agent_pool.h"
 #include "launch/command_template.h"
 #include "launch/failure_report.h"
+#include "launch/fd_budget.h"
 #include "launch/gang.h"
 #include "launch/job_control.h"
 #include "launch/master_address.h"
@@ -21,6 +22,7 @@
 #include "launch/rank_env.h"
 #include "launch/stack_collection.h"
 #include "launch/stall_watch.h"
+#include "launch/rank_log_files.h"
 #include "launch/worker_env.h"
 #include "logs/log_mux.h"
 #include "logs/prefix.h"
@@ -32,6 +34,7 @@
 #include "posix/fd.h"
 #include "posix/environment.h"
 #include "posix/file.h"
+#include "posix/limits.h"
 #include "posix/poller.h"
 #include "posix/proc.h"
 #include "posix/signals.h"
@@ -79,6 +82,7 @@ class Launcher final : public head::PoolListener {
   void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override;
   void on_watched_fd(uint64_t token, uint32_t events) override;
   // the job
+  Result<void> check_node_limits() const;
   void pick_port();
   void spawn_attempt();
   std::vector<std::string> spawn_env(const cluster::NodePlan& node, const cluster::RankAssignment& rank) const;
@@ -203,7 +207,8 @@ Result<void> Launcher::open_logs() {
   if (!prefix) return prefix.error();
   auto filter = logs::RankFilter::parse(options_.ranks_shown);
   if (!filter) return filter.error();
-  auto rank_logs = logs::RankLogSet::open(run_dir_, gang_plan_.world_size);
+  if (auto made = make_run_dir(run_dir_); !made) return made.error();
+  auto rank_logs = logs::RankLogSet::open(run_dir_, gang_plan_.world_size, private_log_opener());
   if (!rank_logs) return rank_logs.error();
   rank_logs_ = std::make_unique<logs::RankLogSet>(std::move(*rank_logs));
   logs::TerminalOptions view;
@@ -218,6 +223,15 @@ Result<void> Launcher::open_logs() {
 }
 
 // --- the job ----------------------------------------------------------------------------------------------
+
+Result<void> Launcher::check_node_limits() const {
+  for (const auto& node : gang_plan_.nodes) {
+    const auto& hello = pool_.hello(static_cast<size_t>(node.node_rank));
+    auto fits = check_node_descriptors(node.host.name, static_cast<int>(node.ranks.size()), hello.max_open_files);
+    if (!fits) return fits.error();
+  }
+  return {};
+}
 
 void Launcher::pick_port() {
   master_addr_ = master_address(options_, &pool_.hello(0));
@@ -567,6 +581,7 @@ Result<int> Launcher::run() {
     return connected.error();
   }
   for (size_t node = 0; node < pool_.size(); ++node) manifest_.node_connected(static_cast<int>(node), pool_.hello(node));
+  if (auto fits = check_node_limits(); !fits) return fits.error();  // before any worker starts
   manifest_.all_connected();
   manifest_.environment(options_.propagated_env);
   pick_port();
@@ -593,6 +608,12 @@ Result<int> Launcher::run() {
 }  // namespace
 
 Result<int> run_launch(const LaunchOptions& options) {
+  auto limit = posix::open_file_limit();
+  if (auto fits = check_head_descriptors(static_cast<int>(options.plan.nodes.size()), options.plan.world_size,
+                                         limit.soft, limit.hard);
+      !fits) {
+    return fits.error();
+  }
   posix::SignalBlock signals;
   std::vector<head::PoolNode> nodes;
   for (const auto& node : options.plan.nodes) nodes.push_back({node.host.name, node.host.destination()});

@@ -1,12 +1,14 @@
 #include "launch/manifest.h"
 
 #include <chrono>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "launch/env_policy.h"
 #include "launch/launch_options.h"
+#include "launch/rank_log_files.h"
+#include "launch/redact_command.h"
+#include "posix/file.h"
 #include "posix/clock.h"
 #include "util/version.h"
 
@@ -28,7 +30,7 @@ void ManifestRecorder::begin(const LaunchOptions& options, const cluster::RankPl
                {"muster_version", kVersion},
                {"started_unix_ms", unix_ms()},
                {"transport", transport},
-               {"command", options.command},
+               {"command", redact_command(options.command)},
                {"per_node", options.per_node},
                {"cwd", options.cwd},
                {"world_size", plan.world_size},
@@ -111,17 +113,9 @@ void ManifestRecorder::finish(int exit_code) {
 }
 
 Result<void> ManifestRecorder::write(const std::string& path) const {
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    // Commands and output may hold bytes that are not UTF-8; JSON cannot: they become U+FFFD.
-    out << manifest_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    if (!out) return make_error(ErrorKind::io, "cannot write '{}'", temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return make_error(ErrorKind::io, "cannot rename '{}' to '{}'", temporary, path);
-  }
-  return {};
+  // Commands and output may hold bytes that are not UTF-8; JSON cannot: they become U+FFFD.
+  std::string text = manifest_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+  return posix::write_file_atomic(path, text, kRunFileMode);  // private, like the rank logs
 }
 
 }  // namespace muster::launch

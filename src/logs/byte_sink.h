@@ -1,5 +1,6 @@
-// Where the bytes of one rank log go. The head implements it with a posix Fd in production; FileSink
-// (file_sink.h) is the stdio implementation for tests and simple use. write() takes every byte or fails.
+// Where the bytes of one rank log go. The head implements it with a posix Fd in production
+// (launch/rank_log_files.h); FileSink (file_sink.h) is the stdio implementation for tests and simple use.
+// write() takes every byte or fails; destroying a sink writes out what it buffered (flush() first to see errors).
 #pragma once
 
 #include <string_view>

@@ -13,9 +13,9 @@ Error io_error(std::string_view what, const std::filesystem::path& path, int err
 
 }  // namespace
 
-Result<std::unique_ptr<FileSink>> FileSink::open(const std::filesystem::path& path) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return io_error("create", path, errno);
+Result<std::unique_ptr<FileSink>> FileSink::open(const std::filesystem::path& path, Mode mode) {
+  std::FILE* file = std::fopen(path.c_str(), mode == Mode::create ? "wb" : "ab");
+  if (file == nullptr) return io_error(mode == Mode::create ? "create" : "open", path, errno);
   return std::unique_ptr<FileSink>(new FileSink(file, path));
 }
 

@@ -1,6 +1,8 @@
 // A ByteSink that writes a regular file through stdio (buffered; flush() or destruction writes it out).
-// Opening truncates an existing file. Writes to a local file may block briefly on disk - acceptable for
-// log files, which is why the terminal, not this, is the output that goes through the event loop.
+// `create` truncates an existing file, `append` adds to it. Writes to a local file may block briefly on disk -
+// acceptable for log files, which is why the terminal, not this, is the output that goes through the event loop.
+// The file gets the process's default mode (umask); the head uses private posix sinks instead
+// (launch/rank_log_files.h).
 #pragma once
 
 #include <cstdio>
@@ -13,7 +15,8 @@ namespace muster::logs {
 
 class FileSink final : public ByteSink {
  public:
-  static Result<std::unique_ptr<FileSink>> open(const std::filesystem::path& path);
+  enum class Mode { create, append };
+  static Result<std::unique_ptr<FileSink>> open(const std::filesystem::path& path, Mode mode = Mode::create);
   ~FileSink() override;
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;

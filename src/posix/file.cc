@@ -179,6 +179,27 @@ Result<void> ensure_private_dir(const std::string& path) {
   return {};
 }
 
+Result<Fd> open_append(const std::string& path, bool truncate, uint32_t mode) {
+  int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0);
+  int fd = ::open(path.c_str(), flags, static_cast<mode_t>(mode));
+  if (fd < 0) return sys_error(errno);
+  return Fd(fd);
+}
+
+Result<bool> make_dir_with_parents(const std::string& path, uint32_t mode) {
+  std::error_code error;
+  std::filesystem::path target(path);
+  if (target.has_parent_path() && !target.parent_path().empty()) {
+    std::filesystem::create_directories(target.parent_path(), error);
+    if (error) return make_error(ErrorKind::io, "cannot create {}: {}", target.parent_path().string(), error.message());
+  }
+  if (::mkdir(path.c_str(), static_cast<mode_t>(mode)) == 0) return true;
+  int failure = errno;
+  struct stat st;
+  if (failure == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
+  return make_error(ErrorKind::io, "cannot create {}: {}", path, std::strerror(failure));
+}
+
 std::string home_directory() {
   const char* home = std::getenv("HOME");
   if (home != nullptr && *home != '\0') return home;

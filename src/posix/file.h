@@ -59,6 +59,14 @@ Result<void> write_file_atomic(const std::string& path, std::string_view bytes, 
 // error naming it) when another user owns it or it is writable by group or others and not this user's to fix.
 Result<void> ensure_private_dir(const std::string& path);
 
+// A file opened for appending (O_APPEND | O_NOFOLLOW: a symbolic link in its place is refused, ELOOP), created
+// with `mode` when missing (an existing file keeps its mode); `truncate` empties an existing one.
+Result<Fd> open_append(const std::string& path, bool truncate, uint32_t mode);
+
+// Creates `path` with `mode` (0700 for a private run directory), and its missing parents with the default mode;
+// an existing directory is left as it is (its owner chose its mode). Returns whether `path` was created.
+Result<bool> make_dir_with_parents(const std::string& path, uint32_t mode);
+
 // This user's home directory: $HOME, else the password database; empty when neither says.
 std::string home_directory();
 uint32_t effective_uid();

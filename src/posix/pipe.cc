@@ -11,7 +11,10 @@ namespace muster::posix {
 Result<Pipe> make_pipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return make_error(ErrorKind::io, "cannot create a pipe: {}", std::strerror(errno));
+    int code = errno;
+    Error error = make_error(ErrorKind::io, "cannot create a pipe: {}", std::strerror(code));
+    error.sys = code;  // EMFILE: callers name the open-file limit
+    return error;
   }
   return Pipe{Fd(fds[0]), Fd(fds[1])};
 }

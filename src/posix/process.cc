@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "posix/fd.h"
+#include "posix/original_limit.h"
 #include "posix/original_mask.h"
 #include "posix/pipe.h"
 
@@ -45,6 +46,8 @@ struct ChildPlan {
   int death_signal = 0;
   pid_t parent = 0;
   int ptracer = 0;
+  bool restore_open_files = false;  // give the child the soft RLIMIT_NOFILE muster started with
+  rlimit open_files{};
 };
 
 std::string path_variable(const SpawnOptions& options) {
@@ -101,6 +104,14 @@ ChildPlan make_plan(const SpawnOptions& options, int dev_null) {
   plan.death_signal = options.parent_death_signal;
   plan.ptracer = options.ptracer;
   plan.parent = ::getpid();
+  if (uint64_t soft = detail::original_open_file_soft_limit(); soft != 0) {
+    rlimit now{};
+    if (::getrlimit(RLIMIT_NOFILE, &now) == 0) {
+      rlim_t original = soft == UINT64_MAX ? RLIM_INFINITY : static_cast<rlim_t>(soft);
+      plan.restore_open_files = original != now.rlim_cur && (original <= now.rlim_max || now.rlim_max == RLIM_INFINITY);
+      plan.open_files = rlimit{original, now.rlim_max};
+    }
+  }
   return plan;
 }
 
@@ -167,6 +178,7 @@ void close_other_fds_on_exec() {
   if (!redirect_stdio(plan.stdio)) fail(error_fd, Step::redirect, errno);
   if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) fail(error_fd, Step::change_dir, errno);
   close_other_fds_on_exec();
+  if (plan.restore_open_files) ::setrlimit(RLIMIT_NOFILE, &plan.open_files);  // after the loop above: it scans up to the limit
   int error = ENOENT;
   bool denied = false;
   for (const auto& candidate : plan.candidates) {

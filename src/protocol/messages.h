@@ -68,6 +68,7 @@ struct Hello {
   std::vector<std::string> capabilities;
   std::string ssh_addr;
   std::vector<std::string> addresses;
+  uint32_t max_open_files = 0;  // the agent's open-file limit (RLIMIT_NOFILE, raised); 0: unknown
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.protocol, "protocol");
@@ -77,6 +78,7 @@ struct Hello {
     visit(m.capabilities, "capabilities");
     visit(m.ssh_addr, "ssh_addr");
     visit(m.addresses, "addresses");
+    visit(m.max_open_files, "max_open_files");
   }
   bool operator==(const Hello&) const = default;
 };

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "transport/transport.h"
+#include "util/sha256.h"
 
 namespace muster::transport {
 
@@ -19,15 +20,17 @@ Result<SelfBinary> self_binary() {
   if (!in) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), std::strerror(errno));
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
+  Sha256 sha256;
   char buffer[1 << 16];
   uint64_t size = 0;
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     XXH3_64bits_update(state, buffer, static_cast<size_t>(in.gcount()));
+    sha256.update(std::string_view(buffer, static_cast<size_t>(in.gcount())));
     size += static_cast<uint64_t>(in.gcount());
   }
   uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
-  return SelfBinary{path.string(), fmt::format("{:016x}", hash), size};
+  return SelfBinary{path.string(), fmt::format("{:016x}", hash), size, sha256.hex_digest()};
 }
 
 Result<std::string> read_self_binary(const SelfBinary& binary) {

@@ -78,7 +78,7 @@ std::vector<std::string> srun_argv(const std::string& node,
 
 std::vector<std::string> bootstrap_words(const SelfBinary& binary, const std::vector<std::string>& agent_args) {
   std::vector<std::string> words = {"sh", "-c", bootstrap_script(), "muster-bootstrap", binary.build_id,
-                                    std::to_string(binary.size)};
+                                    std::to_string(binary.size), binary.sha256};
   words.insert(words.end(), agent_args.begin(), agent_args.end());
   return words;
 }

@@ -7,32 +7,52 @@
 namespace muster::transport {
 
 const std::string& bootstrap_script() {
-  static const std::string script = R"(set -e
-id=$1; size=$2; shift 2
-dir="${XDG_CACHE_HOME:-$HOME/.cache}/muster/$id"
+  // POSIX sh and coreutils only (every Debian/Ubuntu node has them). Nodes may share $HOME (NFS): every step is
+  // safe with any number of nodes running it at once (docs/agent-protocol.md section 1).
+  static const std::string script = R"SH(set -e
+id=$1; size=$2; sum=$3; shift 3
+mask=$(umask); umask 077
+base="${XDG_CACHE_HOME:-$HOME/.cache}/muster"
+dir="$base/$id"
 bin="$dir/muster"
-# A cached binary must hash to its build id (a truncated or damaged file is replaced, never run).
-if [ -x "$bin" ] && ! "$bin" agent --verify "$id" >/dev/null 2>&1; then rm -f "$bin"; fi
-if [ ! -x "$bin" ]; then
-  mkdir -p "$dir"
-  tmp="$dir/.upload.$$"
-  trap 'rm -f "$tmp"' EXIT
+me=$(id -u)
+refuse() { echo "muster: refusing $1: $2" >&2; exit 96; }
+# muster runs what it finds here: the directories and the binary must be this user's alone.
+private() {
+  [ -e "$1" ] || return 0
+  set -- "$1" $(stat -L -c '%u %a' -- "$1")
+  [ "$2" = "$me" ] || refuse "$1" "it belongs to uid $2, not to you (uid $me); remove it, or set XDG_CACHE_HOME to a directory of your own"
+  case $3 in *[2367]? | *[2367]) refuse "$1" "it is writable by its group or others (mode $3), and muster runs the binary it keeps there; fix it with: chmod go-w '$1'" ;; esac
+}
+# The content check does not run the candidate: sha256sum reads it.
+matches() { [ -f "$1" ] && [ "$(sha256sum < "$1")" = "$sum  -" ]; }
+mkdir -p -- "$dir"
+private "$base"; private "$dir"; private "$bin"
+if ! matches "$bin"; then
+  tmp=$(mktemp -- "$dir/.upload.XXXXXXXXXX")
+  trap 'rm -f -- "$tmp"' EXIT
   printf '\nMUSTER-UPLOAD %s %s\n' "$id" "$size"
   head -c "$size" > "$tmp"
   got=$(wc -c < "$tmp")
   if [ "$got" -ne "$size" ]; then echo "muster: upload of $size bytes stopped at $got" >&2; exit 97; fi
-  chmod 755 "$tmp"
-  mv -f "$tmp" "$bin"
+  matches "$tmp" || { echo "muster: the uploaded binary does not hash to the head's SHA-256 $sum" >&2; exit 97; }
+  chmod 700 -- "$tmp"
+  # Never truncate or remove a binary another node may run: a new name is linked in place (fails if one is
+  # there already), a damaged one is replaced by rename.
+  if ! ln -- "$tmp" "$bin" 2>/dev/null && ! matches "$bin"; then mv -fT -- "$tmp" "$bin"; fi
+  rm -f -- "$tmp"
   trap - EXIT
+  private "$bin"
 fi
+umask "$mask"
 exec "$bin" agent "$@"
-)";
+)SH";
   return script;
 }
 
 std::string remote_agent_command(const SelfBinary& binary, const std::vector<std::string>& agent_args) {
   std::vector<std::string> words = {"sh", "-c", bootstrap_script(), "muster-bootstrap", binary.build_id,
-                                    std::to_string(binary.size)};
+                                    std::to_string(binary.size), binary.sha256};
   words.insert(words.end(), agent_args.begin(), agent_args.end());
   return shell_join(words);
 }

@@ -12,10 +12,12 @@
 namespace muster::transport {
 
 // The POSIX sh script that finds or receives the muster binary in ~/.cache/muster/<build-id>/ and execs
-// `muster agent <args>` (docs/agent-protocol.md section 1). Positional: $1 build id, $2 size, rest agent args.
+// `muster agent <args>` (docs/agent-protocol.md section 1). Positional: $1 build id, $2 size, $3 SHA-256, rest
+// agent args.
 const std::string& bootstrap_script();
 
-// `sh -c '<bootstrap script>' muster-bootstrap <build-id> <size> <agent args...>`, quoted for a login shell.
+// `sh -c '<bootstrap script>' muster-bootstrap <build-id> <size> <sha256> <agent args...>`, quoted for a login
+// shell.
 std::string remote_agent_command(const SelfBinary& binary, const std::vector<std::string>& agent_args);
 
 // The full argv: ssh, its options, the destination, the remote command.

@@ -17,8 +17,9 @@ namespace muster::transport {
 // The binary the head runs as: pushed to nodes that lack it (docs/agent-protocol.md section 1).
 struct SelfBinary {
   std::string path;      // /proc/self/exe resolved
-  std::string build_id;  // XXH3-64 of the file, 16 hex digits
+  std::string build_id;  // XXH3-64 of the file, 16 hex digits: the cache directory's name
   uint64_t size = 0;
+  std::string sha256;    // 64 hex digits: what a node checks a cached or uploaded copy against
 };
 Result<SelfBinary> self_binary();
 Result<std::string> read_self_binary(const SelfBinary& binary);

@@ -58,9 +58,12 @@ share_paths() {
   done <"$dir/shares"
 }
 
-# Writes node K's private filesystem tree and sshd config under its node dir (NODE_IPS set).
+# Writes node K's private filesystem tree and sshd config under its node dir (NODE_IPS set). With SHARED_HOME=1
+# its root/ is a symbolic link to the one home of every node, STATE/home (bind-mounted as /root: mount follows it).
 prepare_node_dir() {
   local k=$1 dir=$STATE/nodes/node$1
+  mkdir -p "$dir"
+  if [[ ${SHARED_HOME:-0} == 1 ]]; then ln -s "$STATE/home" "$dir/root"; fi
   mkdir -p "$dir"/{data,run/testbed,etc,root/.ssh,root/.cache} "$dir"/{tmp,shm} "$dir/run/sshd"
   chmod 1777 "$dir/tmp" "$dir/shm"
   chmod 0700 "$dir/root" "$dir/root/.ssh"
@@ -75,6 +78,7 @@ prepare_node_dir() {
 # One background job per node: creating directories is slow on some filesystems, waits overlap.
 prepare_node_dirs() {
   local n=$1 k pids=() pid
+  if [[ ${SHARED_HOME:-0} == 1 ]]; then mkdir -p "$STATE/home" && chmod 0700 "$STATE/home"; fi
   for ((k = 1; k <= n; k++)); do prepare_node_dir "$k" "$n" & pids+=($!); done
   for pid in "${pids[@]}"; do wait "$pid" || die "could not prepare the node dirs under $STATE"; done
 }

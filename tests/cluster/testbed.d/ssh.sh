@@ -11,6 +11,7 @@ generate_keys() {
     ssh-keygen -q -t ed25519 -N '' -C "node$k-hostkey" \
       -f "$STATE/nodes/node$k/run/testbed/ssh_host_ed25519_key" & pids+=($!)
     ((mesh)) || continue
+    ((k == 1)) || [[ ${SHARED_HOME:-0} != 1 ]] || continue  # one home, one key
     ssh-keygen -q -t ed25519 -N '' -C "root@node$k" -f "$STATE/nodes/node$k/root/.ssh/id_ed25519" & pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || die "ssh-keygen failed"; done

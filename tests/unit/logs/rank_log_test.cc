@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "logs/file_sink.h"
 #include "logs/log_mux.h"
@@ -91,13 +94,81 @@ TEST(RankLogSet, SinksComeFromTheOpener) {
   };
   TempDir tmp;
   std::map<std::string, std::string> written;
-  auto logs = RankLogSet::open(tmp.path(), 2, [&](const fs::path& path) -> Result<std::unique_ptr<ByteSink>> {
+  std::vector<std::string> created;
+  auto logs = RankLogSet::open(tmp.path(), 2, [&](const fs::path& path, bool create) -> Result<std::unique_ptr<ByteSink>> {
+    if (create) created.push_back(path.filename().string());
     return std::unique_ptr<ByteSink>(new MemorySink(&written[path.filename().string()]));
   });
   ASSERT_TRUE(logs);
+  EXPECT_EQ(created, (std::vector<std::string>{"rank-0.log", "rank-1.log"}));
   ASSERT_TRUE(logs->write(1, "abc"));
   EXPECT_EQ(written["rank-1.log"], "abc");
   EXPECT_EQ(written["rank-0.log"], "");
+}
+
+// A sink that counts how many of its kind are open at once, and buffers like a real one until flushed or closed.
+struct CountingSink : ByteSink {
+  static inline int open_now = 0;
+  static inline int open_max = 0;
+  std::string* file;
+  std::string buffer;
+  explicit CountingSink(std::string* f) : file(f) { open_max = std::max(open_max, ++open_now); }
+  ~CountingSink() override {
+    file->append(buffer);
+    --open_now;
+  }
+  Result<void> write(std::string_view bytes) override {
+    buffer.append(bytes);
+    return {};
+  }
+  Result<void> flush() override {
+    file->append(buffer);
+    buffer.clear();
+    return {};
+  }
+};
+
+TEST(RankLogSet, HoldsAtMostMaxOpenFilesAndLosesNoByte) {
+  TempDir tmp;
+  std::map<std::string, std::string> files;
+  CountingSink::open_now = CountingSink::open_max = 0;
+  constexpr int kRanks = 1000;
+  auto logs = RankLogSet::open(
+      tmp.path(), kRanks,
+      [&](const fs::path& path, bool create) -> Result<std::unique_ptr<ByteSink>> {
+        std::string& file = files[path.filename().string()];
+        if (create) file.clear();
+        return std::unique_ptr<ByteSink>(new CountingSink(&file));
+      },
+      16);
+  ASSERT_TRUE(logs);
+  std::mt19937 rng(7);
+  std::map<int, std::string> expected;
+  for (int chunk = 0; chunk < 20000; ++chunk) {
+    // Mostly a few busy ranks, sometimes any of the thousand: both hits and evictions.
+    int rank = rng() % 4 ? static_cast<int>(rng() % 20) : static_cast<int>(rng() % kRanks);
+    std::string bytes = awkward_bytes(rng, rng() % 50);
+    expected[rank] += bytes;
+    ASSERT_TRUE(logs->write(rank, bytes));
+    ASSERT_LE(logs->open_count(), 16);
+  }
+  ASSERT_TRUE(logs->flush());
+  EXPECT_LE(CountingSink::open_max, 16);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_TRUE(files[fmt::format("rank-{}.log", rank)] == expected[rank]) << "rank " << rank << " differs";
+  }
+}
+
+TEST(RankLogSet, FilesReopenedForAppendKeepEarlierBytes) {
+  TempDir tmp;
+  auto logs = RankLogSet::open(tmp.path(), 3, {}, 1);  // FileSinks, one open at a time
+  ASSERT_TRUE(logs);
+  for (int round = 0; round < 3; ++round) {
+    for (int rank = 0; rank < 3; ++rank) ASSERT_TRUE(logs->write(rank, fmt::format("{}.{}\n", rank, round)));
+  }
+  ASSERT_TRUE(logs->flush());
+  EXPECT_EQ(read_file(logs->path(1)), "1.0\n1.1\n1.2\n");
+  EXPECT_EQ(logs->open_count(), 1);
 }
 
 TEST(LogMux, RankLogsAreByteIdenticalToInputInAnyChunking) {

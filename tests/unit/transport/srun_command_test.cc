@@ -82,14 +82,14 @@ TEST(SrunCommand, WithoutAJobNameTheStepNameIsNotPassedOnAsOne) {
 }
 
 TEST(SrunCommand, BootstrapWordsCarryTheScriptAndAgentArgsUnquoted) {
-  SelfBinary binary{"/x/muster", "0123456789abcdef", 42};
+  SelfBinary binary{"/x/muster", "0123456789abcdef", 42, std::string(64, 'e')};
   auto words = bootstrap_words(binary, {"--nonce", "a b"});
-  ASSERT_EQ(words.size(), 8u);
+  ASSERT_EQ(words.size(), 9u);
   EXPECT_EQ(words[0], "sh");
   EXPECT_EQ(words[1], "-c");
   EXPECT_NE(words[2].find("MUSTER-UPLOAD"), std::string::npos);
   EXPECT_EQ((Words{words.begin() + 3, words.end()}),
-            (Words{"muster-bootstrap", "0123456789abcdef", "42", "--nonce", "a b"}));
+            (Words{"muster-bootstrap", "0123456789abcdef", "42", std::string(64, 'e'), "--nonce", "a b"}));
 }
 
 }  // namespace

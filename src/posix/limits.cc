@@ -1,0 +1,54 @@
+#include "posix/limits.h"
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <fstream>
+
+#include "posix/original_limit.h"
+
+namespace muster::posix {
+namespace {
+
+std::atomic<uint64_t> found_soft_limit{0};
+
+uint64_t from_rlim(rlim_t value) { return value == RLIM_INFINITY ? OpenFileLimit::kUnlimited : value; }
+
+// The kernel's ceiling for any process's descriptor count (an unlimited hard limit still stops here).
+rlim_t kernel_ceiling() {
+  std::ifstream in("/proc/sys/fs/nr_open");
+  rlim_t value = 0;
+  if (in >> value && value > 0) return value;
+  return 1 << 20;  // the kernel's default nr_open
+}
+
+}  // namespace
+
+OpenFileLimit open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
+  return {from_rlim(limit.rlim_cur), from_rlim(limit.rlim_max)};
+}
+
+OpenFileLimit raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
+  uint64_t expected = 0;
+  found_soft_limit.compare_exchange_strong(expected, from_rlim(limit.rlim_cur));
+  rlim_t target = limit.rlim_max == RLIM_INFINITY ? kernel_ceiling() : limit.rlim_max;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < target) {
+    rlimit raised{target, limit.rlim_max};
+    (void)::setrlimit(RLIMIT_NOFILE, &raised);
+  }
+  return open_file_limit();
+}
+
+std::string limit_text(uint64_t value) {
+  return value == OpenFileLimit::kUnlimited ? std::string("unlimited") : std::to_string(value);
+}
+
+namespace detail {
+uint64_t original_open_file_soft_limit() { return found_soft_limit.load(); }
+}  // namespace detail
+
+}  // namespace muster::posix

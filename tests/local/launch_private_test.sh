@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # worker scripts are single-quoted on purpose
+# launch: what muster writes on disk is private by default, and the manifest holds no credential of the command.
+#   1. under umask 022, a new run directory is 0700, every rank-N.log and manifest.json 0600;
+#   2. a run directory that exists already keeps its mode (shared on purpose), new files in it are still 0600;
+#   3. a symbolic link planted as a rank log is not followed (the launch fails, the link's target is untouched);
+#   4. manifest.json's command has `--token abc`, `--api-key=xyz` and `HF_TOKEN=...` in a script redacted, and
+#      keeps everything else.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+umask 022
+
+mode() { stat -c %a "$1"; }
+
+# --- new run directory -------------------------------------------------------------------------------------------
+job modes
+"$MUSTER" launch --job-id "$JOB" --nproc-per-node 2 -- sh -c 'echo hi' >out 2>err || fail "launch exited $?: $(cat out err)"
+assert_eq 700 "$(mode "muster-runs/$JOB")" "mode of the new run directory"
+for file in rank-0.log rank-1.log manifest.json; do
+  assert_eq 600 "$(mode "muster-runs/$JOB/$file")" "mode of $file"
+done
+
+# --- an existing run directory keeps its mode ----------------------------------------------------------------------
+job shared
+mkdir -m 0755 shared-run
+"$MUSTER" launch --job-id "$JOB" --run-dir shared-run -- true >out 2>err || fail "launch exited $?: $(cat out err)"
+assert_eq 755 "$(mode shared-run)" "mode of a run directory the user made"
+assert_eq 600 "$(mode shared-run/rank-0.log)" "mode of a rank log in it"
+
+# --- a planted symbolic link is not followed -----------------------------------------------------------------------
+job planted
+mkdir -m 0700 planted-run
+echo "precious" >target
+ln -s "$WORK/target" planted-run/rank-0.log
+rc=0
+"$MUSTER" launch --job-id "$JOB" --run-dir planted-run -- sh -c 'echo overwritten' >out 2>err || rc=$?
+[[ $rc != 0 ]] || fail "a launch whose rank-0.log is a symbolic link succeeded (the link was followed?)"
+assert_contains "$(cat out err)" "rank-0.log" "error about the planted link"
+assert_eq "precious" "$(cat target)" "the planted link's target"
+
+# --- the recorded command is redacted ------------------------------------------------------------------------------
+job redact
+"$MUSTER" launch --job-id "$JOB" -- sh -c 'HF_TOKEN=hf_s3cr3t true --token abc1 --lr 0.1' x --api-key=xyz2 \
+  --max-tokens 512 >out 2>err || fail "launch exited $?: $(cat out err)"
+command=$(manifest_get "muster-runs/$JOB" '" | ".join(m["command"])')
+assert_eq 'sh | -c | HF_TOKEN=*** true --token *** --lr 0.1 | x | --api-key=*** | --max-tokens | 512' "$command" \
+  "manifest command"
+if grep -qE 'hf_s3cr3t|abc1|xyz2' "muster-runs/$JOB/manifest.json"; then
+  fail "a secret of the command line is in manifest.json: $(grep -E 'hf_s3cr3t|abc1|xyz2' "muster-runs/$JOB/manifest.json")"
+fi
