@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "posix/file.h"
+#include "posix/private_dir.h"
 #include "protocol/wire.h"
 
 namespace muster::sync {
@@ -21,17 +22,23 @@ namespace {
 // and last a u64 XXH3-64 of every byte before it. Anything that does not check out is an empty cache.
 constexpr std::string_view kMagic = "muster-sync-hash-cache 1\n";
 
-std::string non_empty_env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::string(value) : std::string();
+constexpr std::string_view kBelowCacheDir = "muster/sync";
+
+// Empty without a home directory: then there is no cache (never a /tmp path another user could create first).
+std::string default_cache_dir() {
+  std::string cache = posix::user_cache_dir();
+  return cache.empty() ? std::string() : cache + "/" + std::string(kBelowCacheDir);
 }
 
-std::string default_cache_dir() {
-  std::string xdg = non_empty_env("XDG_CACHE_HOME");
-  if (!xdg.empty() && xdg.front() == '/') return xdg + "/muster/sync";  // relative values are invalid (XDG spec)
-  std::string home = posix::home_directory();
-  if (!home.empty()) return home + "/.cache/muster/sync";
-  return fmt::format("/tmp/muster-{}/sync", posix::effective_uid());
+// The cache file's directory, made (0700) and checked to be this user's alone (posix/private_dir.h): whoever could
+// write there could make sync skip files that changed.
+Result<void> make_cache_dir(const std::filesystem::path& file) {
+  std::filesystem::path dir = file.parent_path();
+  Result<std::string> made = dir.string() == default_cache_dir()
+                                 ? posix::make_private_dir(posix::user_cache_dir(), std::string(kBelowCacheDir))
+                                 : posix::make_private_dir(dir.parent_path().string(), dir.filename().string());
+  if (!made) return made.error();
+  return {};
 }
 
 // A template so that it can take HashCache's private entry map.
@@ -47,14 +54,19 @@ std::string HashCache::path_for(const std::string& root, const std::string& cach
   std::string normal = absolute.lexically_normal().string();
   while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
   std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  if (dir.empty()) return "";
   return fmt::format("{}/{:016x}", dir, XXH3_64bits(normal.data(), normal.size()));
 }
 
 HashCache HashCache::load(const std::string& cache_file) {
   HashCache cache;
   cache.file_ = cache_file;
-  auto fd = posix::open_read(cache_file, false);
+  if (cache_file.empty()) return cache;
+  auto fd = posix::open_read(cache_file, /*no_follow=*/true);
   if (!fd) return cache;
+  // Only a file of this user's that nobody else can write is believed (the directory is checked when saving).
+  auto meta = posix::stat_fd(fd->get());
+  if (!meta || !meta->is_file() || meta->uid != posix::effective_uid() || (meta->mode & 022) != 0) return cache;
   auto bytes = posix::read_to_end(fd->get());
   if (!bytes || bytes->size() < kMagic.size() + 16 || std::string_view(*bytes).substr(0, kMagic.size()) != kMagic) {
     return cache;
@@ -108,11 +120,8 @@ void HashCache::forget_unused() {
 
 Result<void> HashCache::save() const {
   if (!dirty_ || file_.empty()) return {};
-  std::filesystem::path file(file_);
-  std::error_code error;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
-  if (error) return make_error(ErrorKind::io, "cannot create {}: {}", file.parent_path().string(), error.message());
-  return posix::write_file_atomic(file_, encode(entries_), 0600);
+  if (auto made = make_cache_dir(file_); !made) return made.error();
+  return posix::write_file_atomic(file_, encode(entries_), 0600);  // a new O_EXCL|O_NOFOLLOW temporary, renamed
 }
 
 namespace {

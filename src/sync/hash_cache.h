@@ -4,8 +4,10 @@
 // ctime) means read it again.
 //
 // The cache lives in one file per synced root: `<cache dir>/<XXH3-64 of the absolute root path>` (the default
-// dir is $XDG_CACHE_HOME/muster/sync or ~/.cache/muster/sync). load() of a missing, truncated or corrupt file
-// is an empty cache, never an error; save() writes a temporary file and renames it into place.
+// dir is $XDG_CACHE_HOME/muster/sync or ~/.cache/muster/sync; without a home directory there is no cache, never a
+// /tmp fallback). load() of a missing, truncated or corrupt file, or of one that is not this user's alone, is an
+// empty cache, never an error; save() makes the directory private (0700, refused when another user owns it or
+// others can write it: posix/private_dir.h) and writes an O_EXCL|O_NOFOLLOW temporary that it renames into place.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,8 @@ struct FileIdentity {
 
 class HashCache {
  public:
-  // The cache file for `root` (made absolute) under `cache_dir` (empty: the default dir).
+  // The cache file for `root` (made absolute) under `cache_dir` (empty: the default dir); empty when there is no
+  // default dir (no home directory): load() of "" is an empty cache and save() does nothing.
   static std::string path_for(const std::string& root, const std::string& cache_dir = "");
 
   static HashCache load(const std::string& cache_file);

@@ -1,8 +1,8 @@
 // The ssh transport: the system OpenSSH client, multiplexed, running the bootstrap script on the node.
 #include <csignal>
-#include <cstdlib>
-#include <filesystem>
+#include <optional>
 
+#include "posix/private_dir.h"
 #include "transport/spawn_agent.h"
 #include "transport/ssh_command.h"
 #include "transport/transport.h"
@@ -10,25 +10,32 @@
 namespace muster::transport {
 namespace {
 
-std::string default_control_dir() {
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = cache && *cache ? cache : std::string(home ? home : "/tmp") + "/.cache";
-  return base + "/muster/ssh";
+// The ControlPath directory: a socket there is a way into every connection to a node, so it must be the user's
+// alone (posix/private_dir.h): ~/.cache/muster/ssh, or a directory the options name; made once, when the first
+// agent starts. Without a home directory, no multiplexing (never a shared /tmp path another user could create).
+Result<std::string> control_dir(const SshOptions& options) {
+  if (!options.control_dir.empty()) {
+    auto slash = options.control_dir.find_last_of('/');
+    if (slash == std::string::npos || slash == 0) return posix::make_private_dir(".", options.control_dir);
+    return posix::make_private_dir(options.control_dir.substr(0, slash), options.control_dir.substr(slash + 1));
+  }
+  std::string cache = posix::user_cache_dir();
+  if (cache.empty()) return std::string();
+  return posix::make_private_dir(cache, "muster/ssh");
 }
 
 class SshTransport final : public Transport {
  public:
-  SshTransport(SelfBinary binary, SshOptions options) : binary_(std::move(binary)), options_(std::move(options)) {
-    if (options_.multiplex && options_.control_dir.empty()) options_.control_dir = default_control_dir();
-    if (options_.multiplex) {
-      std::error_code ignored;  // without the directory ssh just runs unmultiplexed
-      std::filesystem::create_directories(options_.control_dir, ignored);
-      std::filesystem::permissions(options_.control_dir, std::filesystem::perms::owner_all, ignored);
-    }
-  }
+  SshTransport(SelfBinary binary, SshOptions options) : binary_(std::move(binary)), options_(std::move(options)) {}
   const char* name() const override { return "ssh"; }
   Result<AgentProcess> start(const AgentTarget& target) override {
+    if (options_.multiplex && !control_checked_) {
+      auto dir = control_dir(options_);
+      if (!dir) return make_error(dir.error().kind, "ssh connection sharing: {}", dir.error().message);
+      options_.control_dir = *dir;
+      options_.multiplex = !dir->empty();
+      control_checked_ = true;
+    }
     auto argv = ssh_argv(options_, target.destination, remote_agent_command(binary_, target.agent_args));
     // SIGTERM (not KILL): a dying head takes its ssh clients along, and they close their sessions cleanly.
     return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
@@ -37,6 +44,7 @@ class SshTransport final : public Transport {
  private:
   SelfBinary binary_;
   SshOptions options_;
+  bool control_checked_ = false;
 };
 
 }  // namespace

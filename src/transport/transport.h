@@ -55,7 +55,7 @@ struct SshOptions {
   int server_alive_interval_s = 5;
   bool multiplex = true;      // ControlMaster=auto, ControlPersist
   int control_persist_s = 60;
-  std::string control_dir;    // empty: ~/.cache/muster/ssh
+  std::string control_dir;    // empty: ~/.cache/muster/ssh; must be private (posix/private_dir.h), else start() fails
   std::vector<std::string> extra_options;  // -o values from the user
   std::string config_file;    // ssh -F FILE; empty: the user's ~/.ssh/config
   bool prefer_aes_gcm = true;  // -o Ciphers=kPreferredCiphers (a user's --ssh-option Ciphers=... wins)

@@ -3,6 +3,7 @@
 #include "sync/hash_cache.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -191,6 +192,50 @@ TEST(HashCache, DefaultDirectoryFollowsXdgThenHome) {
     EXPECT_EQ(HashCache::path_for("/r").rfind("/home/u/.cache/muster/sync/", 0), 0u) << HashCache::path_for("/r");
   }
   EXPECT_EQ(HashCache::path_for("/r", "/explicit").rfind("/explicit/", 0), 0u);
+}
+
+// The cache decides which files sync reads again: whoever could write it could make sync skip a changed file. Its
+// directory is created 0700 and refused when others can write it or another user owns it; a cache file that others
+// could write is not believed.
+TEST(HashCache, TheCacheDirectoryIsPrivateAndAnUnsafeOneIsRefused) {
+  TempTree tree;
+  std::string file = tree.path("c/cache");
+  HashCache cache = HashCache::load(file);
+  cache.store("x", kId, 1);
+  ASSERT_TRUE(cache.save());
+  EXPECT_EQ(std::filesystem::status(tree.path("c")).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ::chmod(tree.path("c").c_str(), 0770);
+  HashCache again = HashCache::load(file);
+  again.store("y", kId, 2);
+  auto saved = again.save();
+  ASSERT_FALSE(saved);
+  EXPECT_NE(saved.error().message.find("refusing " + tree.path("c") + ": it is writable by its group or others"),
+            std::string::npos)
+      << saved.error().message;
+  if (::geteuid() == 0) {  // another user's directory (only root can make one here)
+    ::chmod(tree.path("c").c_str(), 0700);
+    ASSERT_EQ(::chown(tree.path("c").c_str(), 65534, 65534), 0);
+    saved = again.save();
+    ASSERT_FALSE(saved);
+    EXPECT_NE(saved.error().message.find("belongs to uid 65534"), std::string::npos) << saved.error().message;
+  }
+}
+
+TEST(HashCache, ACacheFileOthersCouldWriteIsNotBelieved) {
+  TempTree tree;
+  std::string file = tree.path("cache");
+  HashCache cache = HashCache::load(file);
+  cache.store("x", kId, 1);
+  ASSERT_TRUE(cache.save());
+  EXPECT_EQ(HashCache::load(file).size(), 1u);
+  ::chmod(file.c_str(), 0666);
+  EXPECT_EQ(HashCache::load(file).size(), 0u);
+  ::chmod(file.c_str(), 0600);
+  std::filesystem::create_symlink(file, tree.path("link"));
+  EXPECT_EQ(HashCache::load(tree.path("link")).size(), 0u);  // never through a symbolic link
 }
 
 }  // namespace
