@@ -8,6 +8,7 @@
 #include "doctor/bandwidth_probe.h"
 #include "doctor/gather.h"
 #include "doctor/port_check.h"
+#include "doctor/probe_token.h"
 #include "launch/node_caches.h"
 #include "setup/node_ops.h"
 
@@ -85,9 +86,11 @@ int run_node(const std::vector<std::string>& args) {
       if (colon == std::string::npos) return report_error(make_error(ErrorKind::usage, "--to {}: want HOST:PORT", peer));
       probe.to.push_back({peer.substr(0, colon), std::atoi(peer.c_str() + colon + 1)});
     }
+    probe.token = doctor::probe_token_from_environment();
     return run_bandwidth_round(probe, pick_port);
   }
   if (port_check->parsed()) {
+    port.token = doctor::probe_token_from_environment();
     fmt::print("{}", doctor::run_port_check(port));
     return 0;
   }

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "doctor/bandwidth.h"
+#include "doctor/probe_token.h"
 #include "posix/clock.h"
-#include "posix/socket.h"
 #include "posix/socket.h"
 #include "posix/tcp_stream.h"
 
@@ -20,6 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr size_t kChunk = 256 * 1024;
+constexpr int kMaxStrays = 64;  // connections without the token a round puts up with before it stops serving
 
 double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -103,6 +104,7 @@ Result<LinkSample> send_one(const ProbeOptions& options, const ProbeOptions::Pee
   auto connection = posix::connect_tcp_stream(peer.host, peer.port, std::min(posix::timeout_until(deadline), 5000));
   if (!connection) return connection.error();
   int fd = connection->get();
+  if (auto presented = present_probe_token(fd, options.token, deadline); !presented) return presented.error();
   LinkSample sample;
   auto rtt = ping_pongs(fd, options.pings, deadline);
   if (!rtt) return rtt.error();
@@ -133,9 +135,15 @@ Result<std::string> run_bandwidth_probe(const ProbeOptions& options) {
   std::atomic<int> served{0};
   std::vector<std::jthread> servers;
   std::jthread acceptor([&] {
-    for (int i = 0; i < options.accept && listener.valid(); ++i) {
+    int strays = 0;
+    for (int peers = 0; peers < options.accept && listener.valid();) {
       auto connection = posix::accept_tcp_stream(listener.get(), posix::timeout_until(deadline));
       if (!connection) return;
+      if (!accept_probe_token(connection->get(), options.token, deadline)) {  // closed, not counted
+        if (++strays > kMaxStrays) return;
+        continue;
+      }
+      ++peers;
       servers.emplace_back([&served, &options, deadline, fd = std::move(*connection)]() mutable {
         if (serve_one(std::move(fd), options.warmup, deadline)) ++served;
       });

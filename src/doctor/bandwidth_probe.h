@@ -2,7 +2,8 @@
 // that send to it and sends to (at most) one peer, at the same time, over plain TCP to the address the head
 // reached the peer on. Bounded: every wait ends at `timeout_ms` after the start.
 //
-// On one connection: the sender first times `pings` 1-byte ping-pongs ('p', echoed), then sends 's' and
+// On one connection: the sender first presents the run's token (probe_token.h: the receiver closes, and does not
+// count, a connection without it, so a stray connection neither counts nor takes a peer's place), then times `pings` 1-byte ping-pongs ('p', echoed), then sends 's' and
 // streams for warmup + seconds (not at all in a latency round), then half-closes. The receiver counts only what arrives after the warm-up
 // (TCP slow start, a shaper's burst bucket: like iperf3 --omit) until EOF, and answers one line
 // "bytes=N us=M". The sender prints the link's figure (format_link_sample, bandwidth.h); measured at the
@@ -29,6 +30,7 @@ struct ProbeOptions {
   double warmup = 0.25;
   int pings = 10;
   int timeout_ms = 15'000;
+  std::string token;      // this run's (probe_token.h); connections without it are closed, not served
 };
 
 // What `muster node bw` prints: a line "bw ok ..." / "bw error ..." per peer sent to, in order, then

@@ -9,6 +9,7 @@
 #include "doctor/checks.h"
 #include "doctor/diagnose_caches.h"
 #include "doctor/node_facts.h"
+#include "doctor/probe_token.h"
 #include "head/node_runs.h"
 #include "doctor/ssh_matrix.h"
 #include "posix/environment.h"
@@ -123,6 +124,7 @@ void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& p
 void check_master_port(head::AgentPool& pool, const std::vector<std::string>& names, int port,
                        std::vector<Finding>& findings) {
   std::string address = pool.hello(0).ssh_addr.empty() ? "127.0.0.1" : pool.hello(0).ssh_addr;
+  std::string token = new_probe_token();  // only this run's nodes count (probe_token.h)
   auto runs = head::run_on_nodes(pool, [&](size_t node) {
     std::vector<std::string> argv = {head::kNodeMuster, "node", "port", "--seconds", "8"};
     if (node == 0) {
@@ -130,7 +132,7 @@ void check_master_port(head::AgentPool& pool, const std::vector<std::string>& na
     } else {
       argv.insert(argv.end(), {"--connect", address, "--port", std::to_string(port)});
     }
-    return head::NodeCommand{argv, {}};
+    return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
   }, kNodeCommandTimeoutMs);
   if (!runs) return;
   std::string master = (*runs)[0].out;

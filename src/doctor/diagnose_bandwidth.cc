@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "doctor/probe_token.h"
 #include "head/node_runs.h"
 
 namespace muster::doctor {
@@ -31,7 +32,7 @@ Result<std::vector<int>> pick_ports(head::AgentPool& pool) {
 // Node `node`'s part of a round: serve the links that end at it, send (in order) on those that start at it.
 head::NodeCommand round_command(head::AgentPool& pool, const std::vector<Link>& round,
                                 const std::vector<int>& ports, double seconds, double warmup, int timeout_ms,
-                                size_t node) {
+                                const std::string& token, size_t node) {
   std::vector<std::string> argv = {head::kNodeMuster, "node", "bw", "--seconds", fmt::format("{}", seconds),
                                    "--warmup", fmt::format("{}", warmup), "--timeout-ms", std::to_string(timeout_ms)};
   int incoming = 0, outgoing = 0;
@@ -45,7 +46,7 @@ head::NodeCommand round_command(head::AgentPool& pool, const std::vector<Link>& 
     argv.insert(argv.end(), {"--listen", std::to_string(ports[node]), "--accept", std::to_string(incoming)});
   }
   if (incoming + outgoing == 0) argv = {"true"};  // not in this round (the odd node out)
-  return head::NodeCommand{argv, {}};
+  return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
 }
 
 // The samples of a round, in the order of its links: the k-th link from a node is its k-th `bw` line.
@@ -69,10 +70,11 @@ std::vector<LinkSample> round_samples(const std::vector<Link>& round,
 }
 
 Result<std::vector<LinkSample>> run_round(head::AgentPool& pool, const std::vector<Link>& round,
-                                                  const std::vector<int>& ports, double seconds, double warmup) {
+                                          const std::vector<int>& ports, double seconds, double warmup,
+                                          const std::string& token) {
   int timeout_ms = static_cast<int>((warmup + seconds) * 1000) + kRoundSlackMs;
   auto runs = head::run_on_nodes(pool, [&](size_t node) {
-    return round_command(pool, round, ports, seconds, warmup, timeout_ms, node);
+    return round_command(pool, round, ports, seconds, warmup, timeout_ms, token, node);
   }, timeout_ms + 2000);
   if (!runs) return runs.error();
   return round_samples(round, *runs);
@@ -99,10 +101,11 @@ Result<BandwidthResult> measure_bandwidth(head::AgentPool& pool, const std::vect
   auto ports = pick_ports(pool);
   if (!ports) return ports.error();
   auto rounds = bandwidth_rounds(pool.size(), options.mode);
-  auto latency = run_round(pool, all_links(rounds), *ports, 0, 0);
+  std::string token = new_probe_token();  // one per run: only this run's peers are served (probe_token.h)
+  auto latency = run_round(pool, all_links(rounds), *ports, 0, 0, token);
   if (!latency) return latency.error();
   for (const auto& round : rounds) {
-    auto samples = run_round(pool, round, *ports, options.seconds, options.warmup);
+    auto samples = run_round(pool, round, *ports, options.seconds, options.warmup, token);
     if (!samples) return samples.error();
     result.links.insert(result.links.end(), round.begin(), round.end());
     result.samples.insert(result.samples.end(), samples->begin(), samples->end());

@@ -3,9 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "doctor/bandwidth_probe.h"
+#include "doctor/port_check.h"
+#include "doctor/probe_token.h"
+#include "posix/clock.h"
+#include "posix/socket.h"
+#include "posix/tcp_stream.h"
 
 namespace muster::doctor {
 namespace {
@@ -102,6 +108,7 @@ TEST(BandwidthProbe, MeasuresALoopbackLinkAndItsRoundTrip) {
   options.seconds = 0.3;
   options.warmup = 0.05;
   options.timeout_ms = 10'000;
+  options.token = new_probe_token();
   auto out = run_bandwidth_probe(options);
   ASSERT_TRUE(out) << out.error().message;
   auto samples = parse_link_samples(*out);
@@ -119,7 +126,7 @@ TEST(BandwidthProbe, LatencyRoundStreamsNothing) {
   ASSERT_TRUE(port_line);
   int port = std::stoi(port_line->substr(5));
   ProbeOptions options{.listen_port = port, .accept = 2, .to = {{"127.0.0.1", port}, {"127.0.0.1", port}},
-                       .seconds = 0, .warmup = 0, .pings = 5, .timeout_ms = 10'000};
+                       .seconds = 0, .warmup = 0, .pings = 5, .timeout_ms = 10'000, .token = "t0ken"};
   auto out = run_bandwidth_probe(options);
   ASSERT_TRUE(out) << out.error().message;
   auto samples = parse_link_samples(*out);
@@ -144,6 +151,63 @@ TEST(BandwidthProbe, NobodyListeningIsAnErrorLineWithinTheBound) {
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_FALSE(samples[0].ok);
   EXPECT_NE(samples[0].error.find("cannot connect"), std::string::npos) << samples[0].error;
+}
+
+// A stray connection (here: one that sends nothing, one with another run's token) reaches the port before the
+// run's own sender: it is closed without being served or counted, and the real link is measured as usual.
+TEST(BandwidthProbe, StrayConnectionsAreNeitherServedNorCounted) {
+  auto port_line = pick_probe_port();
+  ASSERT_TRUE(port_line);
+  int port = std::stoi(port_line->substr(5));
+  std::string token = new_probe_token();
+  ProbeOptions receiver{.listen_port = port, .accept = 1, .to = {}, .seconds = 0.2, .warmup = 0.05, .pings = 3,
+                        .timeout_ms = 10'000, .token = token};
+  Result<std::string> served = std::string();
+  std::thread serving([&] { served = run_bandwidth_probe(receiver); });
+  auto silent = posix::connect_tcp_stream("127.0.0.1", port, 5000);
+  ASSERT_TRUE(silent) << silent.error().message;
+  auto other_run = posix::connect_tcp_stream("127.0.0.1", port, 5000);
+  ASSERT_TRUE(other_run);
+  ASSERT_TRUE(posix::write_until(other_run->get(), "MUSTER-PROBE " + new_probe_token() + "\npppps",
+                                 posix::monotonic_ms() + 1000));
+  ProbeOptions sender{.listen_port = 0, .accept = 0, .to = {{"127.0.0.1", port}}, .seconds = 0.2, .warmup = 0.05,
+                      .pings = 3, .timeout_ms = 10'000, .token = token};
+  auto sent = run_bandwidth_probe(sender);
+  serving.join();
+  ASSERT_TRUE(sent) << sent.error().message;
+  auto samples = parse_link_samples(*sent);
+  ASSERT_EQ(samples.size(), 1u) << *sent;
+  EXPECT_TRUE(samples[0].ok) << samples[0].error;
+  EXPECT_GT(samples[0].mbps, 50);
+  ASSERT_TRUE(served) << served.error().message;
+  EXPECT_EQ(*served, "served 1\n");
+}
+
+// The master-port check counts only this run's nodes, and a node says `reached` only when muster's listener of
+// this run answered (not whatever else listens on the port).
+TEST(PortCheck, CountsOnlyConnectionsWithTheRunsToken) {
+  auto port_line = pick_probe_port();
+  ASSERT_TRUE(port_line);
+  int port = std::stoi(port_line->substr(5));
+  std::string token = new_probe_token();
+  std::string listened;
+  std::thread listener([&] { listened = run_port_check(PortCheck{port, 1, "", 0, 3, token}); });
+  auto stray = posix::connect_tcp_stream("127.0.0.1", port, 5000);
+  ASSERT_TRUE(stray);
+  EXPECT_EQ(run_port_check(PortCheck{0, 0, "127.0.0.1", port, 3, "wrong"}).substr(0, 12), "unreachable ");
+  EXPECT_EQ(run_port_check(PortCheck{0, 0, "127.0.0.1", port, 3, token}), "reached\n");
+  listener.join();
+  EXPECT_EQ(listened, "accepted 1\n");
+}
+
+TEST(PortCheck, AnotherServiceOnThePortIsNotReached) {
+  auto port_line = pick_probe_port();
+  ASSERT_TRUE(port_line);
+  int port = std::stoi(port_line->substr(5));
+  auto other = posix::listen_tcp(port);  // listens and never answers
+  ASSERT_TRUE(other);
+  auto result = run_port_check(PortCheck{0, 0, "127.0.0.1", port, 2, new_probe_token()});
+  EXPECT_EQ(result.rfind("unreachable ", 0), 0u) << result;
 }
 
 }  // namespace
