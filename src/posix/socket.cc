@@ -6,6 +6,7 @@
 
 #include <poll.h>
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -124,6 +125,11 @@ int accept_connections(int listener, int count, int timeout_ms) {
     }
   }
   return accepted;
+}
+
+bool is_ip_address(const std::string& text) {
+  in6_addr buffer{};
+  return ::inet_pton(AF_INET, text.c_str(), &buffer) == 1 || ::inet_pton(AF_INET6, text.c_str(), &buffer) == 1;
 }
 
 Result<sockaddr_in> resolve_ipv4(const std::string& host, int port) {

@@ -31,6 +31,9 @@ int accept_connections(int listener, int count, int timeout_ms);
 // Connects to host:port, retrying refused connections, until it succeeds or `timeout_ms` passes.
 Result<void> connect_tcp(const std::string& host, int port, int timeout_ms);
 
+// Whether `text` is exactly one numeric IPv4 or IPv6 address (inet_pton), nothing around it.
+bool is_ip_address(const std::string& text);
+
 // The IPv4 address of `host` (a name or a dotted quad) with `port`; ErrorKind::unreachable naming the host.
 Result<sockaddr_in> resolve_ipv4(const std::string& host, int port);
 

@@ -10,6 +10,7 @@
 #include "posix/process.h"
 #include "posix/socket.h"
 #include "setup/file_edits.h"
+#include "setup/hosts_entries.h"
 
 namespace muster::setup {
 namespace {
@@ -63,6 +64,12 @@ std::string home() {
 }  // namespace
 
 int hosts_block_op(const NodeOpOptions& options) {
+  for (const auto& line : options.lines) {
+    if (auto ok = check_hosts_entry(line); !ok) {
+      fmt::print(stderr, "not changing {}: {}\n", options.file, ok.error().message);
+      return 1;
+    }
+  }
   std::string current;
   if (!read_file(options.file, current)) {
     fmt::print(stderr, "cannot read {}\n", options.file);

@@ -7,6 +7,7 @@
 
 #include "doctor/ssh_matrix.h"
 #include "head/node_runs.h"
+#include "setup/hosts_entries.h"
 #include "posix/signals.h"
 #include "util/text.h"
 
@@ -110,9 +111,11 @@ Result<void> setup_hosts(head::AgentPool& pool, const std::vector<std::string>& 
   for (size_t i = 0; i < names.size(); ++i) {
     const auto& hello = pool.hello(i);
     if (hello.ssh_addr.empty()) return make_error(ErrorKind::usage, "no cluster address for {} (reached without ssh)", names[i]);
-    std::string line = hello.ssh_addr + " " + names[i];
-    if (!hello.hostname.empty() && hello.hostname != names[i]) line += " " + hello.hostname;
-    lines.push_back(line);
+    std::vector<std::string> aliases = {names[i]};
+    if (!hello.hostname.empty() && hello.hostname != names[i]) aliases.push_back(hello.hostname);
+    auto line = hosts_entry(names[i], hello.ssh_addr, aliases);  // what a node reported is checked before use
+    if (!line) return line.error();
+    lines.push_back(*line);
   }
   auto runs = head::run_on_nodes(pool, [&](size_t) {
     std::vector<std::string> op = {"hosts-block", "--file", "/etc/hosts"};

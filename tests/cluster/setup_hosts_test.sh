@@ -2,6 +2,8 @@
 # `muster setup hosts` on nodes whose private /etc/hosts know no other node and map their own name to
 # 127.0.1.1 (Debian's default): afterwards every node resolves every node to its cluster address; content
 # outside the managed block is kept byte for byte; a re-run is a no-op; --fix-loopback removes only the trap.
+# A node that reports a host name with a newline or spaces (an attempt to add its own lines to every node's
+# /etc/hosts) is refused with the node and the name named, and no node's /etc/hosts changes.
 set -euo pipefail
 export MUSTER_TESTBED_PREFIX=${MUSTER_TESTBED_PREFIX:-mtbh} MUSTER_TESTBED_SUBNET=${MUSTER_TESTBED_SUBNET:-10.213.96.0/24}
 export MUSTER_TESTBED_SSH_INCLUDE=0
@@ -42,4 +44,23 @@ step "--fix-loopback"
 got=$("$TESTBED" exec node2 getent ahostsv4 node2 | awk 'NR == 1 {print $1}')
 assert_eq "$("$TESTBED" ip node2)" "$got" "node2 resolves itself after --fix-loopback"
 assert_contains "$("$TESTBED" exec node2 cat /etc/hosts)" "# site entries" "site entries kept"
+
+# inject NAME: node2 reports NAME as its host name (sethostname takes any bytes); setup hosts must refuse it.
+inject() {
+  local name=$1 shown=$2 before after out
+  before=$(for ((k = 1; k <= nodes; k++)); do "$TESTBED" exec "node$k" cat /etc/hosts; done)
+  "$TESTBED" exec node2 /usr/bin/python3 -c 'import socket, sys; socket.sethostname(sys.argv[1])' "$name"
+  if out=$("$MUSTER" setup hosts --ssh-config "$config" -w "node[1-$nodes]" 2>&1); then
+    "$TESTBED" exec node2 hostname node2
+    fail "setup hosts accepted the host name '$shown' from node2: $out"
+  fi
+  "$TESTBED" exec node2 hostname node2
+  assert_contains "$out" "node2 reports the host name '$shown', which is not a valid host name" "the refusal"
+  after=$(for ((k = 1; k <= nodes; k++)); do "$TESTBED" exec "node$k" cat /etc/hosts; done)
+  assert_eq "$before" "$after" "every node's /etc/hosts after the refused injection"
+  if "$TESTBED" exec node1 getent hosts bank >/dev/null; then fail "node1 resolves the injected name 'bank'"; fi
+}
+step "a host name with a newline, then one with spaces, is refused"
+inject $'node2\n10.6.6.6 bank' 'node2\x0a10.6.6.6 bank'
+inject 'node2 bank' 'node2 bank'
 step "ok"
