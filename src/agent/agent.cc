@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -24,6 +26,7 @@
 #include "posix/pipe.h"
 #include "posix/poller.h"
 #include "posix/proc.h"
+#include "posix/process_groups.h"
 #include "posix/signals.h"
 #include "posix/socket.h"
 #include "posix/terminal.h"
@@ -143,6 +146,7 @@ class Agent {
   StackDumper dumper_;
   bool setup_error_sent_ = false;
   int64_t next_progress_check_ms_ = 0;
+  int session_ = posix::current_session_id();
   std::optional<int64_t> kill_deadline_ms_;
   bool shutdown_requested_ = false;
   bool head_gone_ = false;
@@ -436,9 +440,16 @@ void Agent::check_progress(int64_t now) {
 }
 
 void Agent::signal_workers(uint32_t id, int signal) {
+  std::optional<std::set<int>> ours;  // groups still in this agent's session, looked up once when needed
   for (auto& [worker_id, worker] : workers_) {
-    // Exited workers' groups are signalled too: their children may still be running.
-    if (id == protocol::kAllWorkers || id == worker_id) (void)worker->process.signal(signal);
+    if (id != protocol::kAllWorkers && id != worker_id) continue;
+    // Exited workers' groups are signalled too (their children may still be running), but only while the group is
+    // still ours: once its leader is reaped the id may be reused (posix/process_groups.h).
+    if (worker->process.reaped()) {
+      if (!ours) ours = posix::groups_in_session(session_);
+      if (!ours->contains(worker->process.pgid())) continue;
+    }
+    (void)worker->process.signal(signal);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "posix/pipe.h"
+#include "posix/process_groups.h"
 
 namespace muster::agent {
 
@@ -22,7 +23,12 @@ int run_guard() {
       if (pgid > 1) groups.insert(pgid);
     }
   }
-  for (int pgid : groups) (void)posix::signal_group(pgid, SIGKILL);
+  // Only groups still in our session: one whose workers all ended long ago may have had its id reused by someone
+  // else's group (posix/process_groups.h).
+  std::set<int> ours = posix::groups_in_session(posix::current_session_id());
+  for (int pgid : groups) {
+    if (ours.contains(pgid)) (void)posix::signal_group(pgid, SIGKILL);
+  }
   return 0;
 }
 

@@ -2,7 +2,9 @@
 // what the agent started. PR_SET_PDEATHSIG reaches only the agent's direct children (the workers); the
 // processes *they* start (a shell's `cmd &`, DataLoader workers of a dying rank) would survive a SIGKILLed
 // agent. The agent writes every worker's process-group id to the guard's stdin, one decimal per line; when
-// that pipe reaches EOF — the agent exited or was killed, however — the guard SIGKILLs every group and exits.
+// that pipe reaches EOF — the agent exited or was killed, however — the guard SIGKILLs every group that is still
+// in the agent's session (a group id whose processes all ended may belong to someone else by then:
+// posix/process_groups.h) and exits.
 //
 // The guard runs in its own process group with stdout/stderr on /dev/null: it must never hold the agent's
 // connection to the head open, and the agent's own signals must not reach it.

@@ -71,8 +71,10 @@ class Process {
 
   // Sends `sig` to the whole process group when the child has one (kill(-pgid)), else to the child
   // only. The group is signalled even after the leader was reaped: grandchildren may still be in it, and
-  // the kernel does not reuse the id while any member lives. A child without a group is not signalled
-  // once reaped (its pid may be reused). "Nobody left to signal" (ESRCH) is success.
+  // the kernel does not reuse the id while any member lives; but once they are all gone it may, so a caller
+  // that signals a reaped child's group checks first that the group is still its own (process_groups.h).
+  // A child without a group is not signalled once reaped (its pid may be reused). "Nobody left to signal"
+  // (ESRCH) is success.
   Result<void> signal(int sig);
 
   // The exit status if the child has exited (reaping it), nullopt while it runs. Never blocks.

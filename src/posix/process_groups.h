@@ -1,0 +1,23 @@
+// Whether a process group still belongs to us. A worker's group id is its leader's pid; once the leader is reaped
+// and every other member has exited, the kernel may give that number to an unrelated process, which can then lead
+// a group of the same id (setsid, setpgid): a kill(-pgid) sent later would hit it. The agent and its guard
+// therefore signal a group whose leader they no longer hold only if the group is still in their own session.
+//
+// Why the session is the test: a process group never spans sessions, and a process can leave its session only by
+// starting a new one (setsid), never join another. The agent runs in a session of its own (sshd, srun and the
+// local transport start it as one), so a group with a member in that session was made by the agent's own
+// descendants; a group that reused the id after ours died out, made by anyone else, is in another session.
+// What is left is the instant between the check and the kill, which no interface closes for groups.
+#pragma once
+
+#include <set>
+
+namespace muster::posix {
+
+// getsid(0).
+int current_session_id();
+
+// Every process group with at least one process (zombies included) in session `sid`: one scan of /proc.
+std::set<int> groups_in_session(int sid);
+
+}  // namespace muster::posix
