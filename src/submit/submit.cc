@@ -8,6 +8,7 @@
 
 #include "cluster/rank_plan.h"
 #include "gen/sbatch_script.h"
+#include "posix/file.h"
 #include "posix/run_commands.h"
 #include "submit/job_follow.h"
 #include "transport/transport.h"
@@ -43,13 +44,12 @@ Result<std::string> write_script(const SubmitOptions& flags, gen::GenOptions& op
   options.slurm.launch_options = {"--run-dir", run_dir, "--job-id", flags.job_id};
   auto files = gen::render_sbatch_script(placeholder_plan(flags.nodes, flags.workers), options);
   if (!files) return files.error();
-  std::error_code error;
-  std::filesystem::create_directories(run_dir, error);
-  if (error) return make_error(ErrorKind::io, "cannot create the run directory {}: {}", run_dir, error.message());
+  // Private, like a launch's run directory (the job's launch writes its logs here too) and the script holds the
+  // user's command line.
+  auto made = posix::make_dir_with_parents(run_dir, 0700);
+  if (!made) return make_error(ErrorKind::io, "cannot create the run directory: {}", made.error().message);
   std::string path = run_dir + "/" + files->front().name;
-  std::ofstream out(path, std::ios::binary);
-  out << files->front().text;
-  if (!out.flush()) return make_error(ErrorKind::io, "cannot write {}", path);
+  if (auto written = posix::write_file_atomic(path, files->front().text, 0600); !written) return written.error();
   return path;
 }
 

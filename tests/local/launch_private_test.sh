@@ -3,6 +3,7 @@
 # launch: what muster writes on disk is private by default, and the manifest holds no credential of the command.
 #   1. under umask 022, a new run directory is 0700, every rank-N.log and manifest.json 0600;
 #   2. a run directory that exists already keeps its mode (shared on purpose), new files in it are still 0600;
+#   2b. `muster submit` (--dry-run: no Slurm needed) makes its run directory 0700 and the script 0600;
 #   3. a symbolic link planted as a rank log is not followed (the launch fails, the link's target is untouched);
 #   4. manifest.json's command has `--token abc`, `--api-key=xyz` and `HF_TOKEN=...` in a script redacted, and
 #      keeps everything else.
@@ -26,6 +27,11 @@ mkdir -m 0755 shared-run
 "$MUSTER" launch --job-id "$JOB" --run-dir shared-run -- true >out 2>err || fail "launch exited $?: $(cat out err)"
 assert_eq 755 "$(mode shared-run)" "mode of a run directory the user made"
 assert_eq 600 "$(mode shared-run/rank-0.log)" "mode of a rank log in it"
+
+# --- submit's run directory and script -----------------------------------------------------------------------------
+"$MUSTER" submit --dry-run --nodes 1 --run-dir submitted -- true >out 2>err || fail "submit --dry-run exited $?: $(cat err)"
+assert_eq 700 "$(mode submitted)" "mode of submit's run directory"
+assert_eq 600 "$(mode submitted/muster.sbatch)" "mode of the batch script"
 
 # --- a planted symbolic link is not followed -----------------------------------------------------------------------
 job planted
