@@ -60,7 +60,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->check(CLI::Range(0, 1000));
   app.add_option("--run-dir", job.run_dir, "where rank logs and manifest.json go; {job_id} is replaced (default muster-runs/{job_id})")
       ->type_name("DIR");
-  app.add_option("--job-id", job.job_id, "job id (default: time + random)");
+  app.add_option("--job-id", job.job_id, "job id (default: time + random)")->configurable(false);  // names one run
   app.add_option("--prefix", job.prefix_format, "line prefix: {node} {rank} {local_rank} {node_rank} {stream}")
       ->group("Output");
   app.add_option("--ranks", job.ranks_shown, "ranks shown on the terminal, e.g. 0 or 0,2-3 (all are logged)")

@@ -36,7 +36,8 @@ int run_submit(const std::vector<std::string>& args) {
   app->add_option("--run-dir", options.run_dir, "where the script, the job's output and rank logs go; {job_id} is replaced "
                                                 "(default muster-runs/{job_id}; must be visible on the first node)")
       ->type_name("DIR");
-  app->add_option("--job-id", options.job_id, "muster's job id, MUSTER_JOB_ID of the workers (default: time + random)");
+  app->add_option("--job-id", options.job_id, "muster's job id, MUSTER_JOB_ID of the workers (default: time + random)")
+      ->configurable(false);  // names one run: never from muster.toml
   app->add_flag("--wait", options.wait, "follow the job's output until it ends and exit with its exit code; "
                                         "Ctrl-C cancels the job");
   app->add_flag("--dry-run", options.dry_run, "write the script and print it; submit nothing");

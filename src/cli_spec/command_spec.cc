@@ -51,6 +51,7 @@ OptionSpec describe_option(CLI::Option& option) {
   read_type(option, spec.type_name, spec.choices);
   spec.kind = kind_of(spec.type_name, option.get_expected_max() == 0);
   spec.repeatable = option.get_expected_max() > 1;
+  spec.configurable = option.get_configurable();
   return spec;
 }
 

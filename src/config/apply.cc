@@ -82,7 +82,7 @@ Result<void> apply_to(CLI::App& app, const std::vector<std::string>& path, const
                       const std::string& home, bool every_subcommand, AppliedSettings& applied) {
   for (CLI::Option* option : app.get_options()) {
     if (option == app.get_help_ptr() || !option->nonpositional() || option->get_lnames().empty()) continue;
-    if (option->count() > 0 || excluded_by_command_line(*option)) continue;
+    if (option->count() > 0 || excluded_by_command_line(*option) || !option->get_configurable()) continue;
     auto found = settings_for(*option, path, config);
     if (found.empty()) continue;
     if (auto done = apply_setting(*option, *found.front(), config, home); !done) return done;

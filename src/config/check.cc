@@ -32,7 +32,7 @@ std::vector<Match> matches(const std::vector<const CommandSpec*>& scope, const s
   std::vector<Match> out;
   for (const CommandSpec* command : scope) {
     for (const auto& option : command->options) {
-      if (has_long_name(option, key)) out.push_back({command, &option});
+      if (has_long_name(option, key) && option.configurable) out.push_back({command, &option});
     }
   }
   return out;
@@ -62,10 +62,20 @@ Result<void> check_section(const ConfigFile& file, const std::vector<std::string
 Result<void> check_setting(const Setting& setting, const std::vector<CommandSpec>& commands) {
   auto scope = commands_in_section(commands, setting.section);
   auto found = matches(scope, setting.key);
+  bool only_on_command_line = std::any_of(scope.begin(), scope.end(), [&](const CommandSpec* command) {
+    const OptionSpec* option = command->find_option(setting.key);
+    return option && !option->configurable;
+  });
+  if (found.empty() && only_on_command_line) {
+    return make_error(ErrorKind::usage, "{}: '{}': --{} names one run; give it on the command line, not in a file",
+                      setting.source.text(), setting.display(), setting.key);
+  }
   if (found.empty()) {
     std::set<std::string> keys;
     for (const CommandSpec* command : scope) {
-      for (const auto& option : command->options) keys.insert(option.long_names.begin(), option.long_names.end());
+      for (const auto& option : command->options) {
+        if (option.configurable) keys.insert(option.long_names.begin(), option.long_names.end());
+      }
     }
     std::string where = setting.section.empty() ? "no muster command has --" + setting.key
                                                 : "muster " + dotted(setting.section) + " has no --" + setting.key;

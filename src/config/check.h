@@ -3,7 +3,8 @@
 // every key is the long name of an option of a command at or below its table (the top level: any command). A
 // key whose commands take different kinds of value (a list in one, a single value or a flag in another, like
 // `exclude` of launch and of sync) must move into one command's table. Errors name file:line and the key, with
-// "did you mean" for a near miss. Values are checked when applied (apply.h). Pure.
+// "did you mean" for a near miss. An option marked ->configurable(false) (CLI11) has no key. Values are checked
+// when applied (apply.h). Pure.
 #pragma once
 
 #include <vector>

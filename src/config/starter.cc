@@ -97,7 +97,8 @@ void given_settings(const StarterInput& input, const std::vector<CommandSpec>& c
 std::string commented_section(const CommandSpec& command, const std::vector<std::string>& skip) {
   std::string out = "\n[" + section_of(command) + "]\n";
   for (const auto& option : command.options) {
-    if (option.long_names.empty() || std::find(skip.begin(), skip.end(), option.key()) != skip.end()) continue;
+    if (option.long_names.empty() || !option.configurable) continue;
+    if (std::find(skip.begin(), skip.end(), option.key()) != skip.end()) continue;
     out += commented(option);
   }
   return out;

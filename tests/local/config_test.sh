@@ -92,6 +92,7 @@ expect_bad $'[lanch]\nenv = []' "muster: $WORK/bad/muster.toml:1: [lanch] is not
 expect_bad $'\n[launch]\ntransport = "bogus"' "muster: $WORK/bad/muster.toml:3: [launch] transport: --transport: bogus not in {auto,ssh,slurm,local}"
 expect_bad $'nproc-per-node = "two"' "muster: $WORK/bad/muster.toml:1: nproc-per-node:"
 expect_bad $'exclude = ["*.pt"]' "muster: $WORK/bad/muster.toml:1: key 'exclude' means different things here"
+expect_bad $'[launch]\njob-id = "fixed"' "muster: $WORK/bad/muster.toml:2: '[launch] job-id': --job-id names one run"
 expect_bad $'[launch]\nquiet = "yes"' "muster: $WORK/bad/muster.toml:2: [launch] quiet: a flag takes true or false"
 # A bad file in another command's table is an error too, but commands that read no config do not care.
 expect_bad $'[sync]\nfanot = "star"' "muster: $WORK/bad/muster.toml:2: unknown key '[sync] fanot' (muster sync has no --fanot), did you mean 'fanout'?"

@@ -92,6 +92,18 @@ TEST(ConfigCheck, EveryErrorInLineOrder) {
   EXPECT_LT(bad.error().message.find(":2:"), bad.error().message.find(":4:")) << bad.error().message;
 }
 
+TEST(ConfigCheck, AnOptionMarkedNotConfigurableHasNoKey) {
+  auto specs = commands();
+  specs[0].options.push_back(option("job-id"));
+  specs[0].options.back().configurable = false;
+  auto file = parse_config_text("[launch]\njob-id = \"x\"\n", "/p/muster.toml", "project");
+  ASSERT_TRUE(file);
+  auto bad = check_config_file(*file, specs);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "/p/muster.toml:2: '[launch] job-id': --job-id names one run; give it on the command line, not in a file");
+}
+
 TEST(ConfigCheck, SectionReachesItsSubcommands) {
   auto scope = commands_in_section(commands(), {"gen"});
   ASSERT_EQ(scope.size(), 3u);  // gen, gen sbatch, gen hostfile
