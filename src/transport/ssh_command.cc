@@ -11,24 +11,31 @@ const std::string& bootstrap_script() {
   // safe with any number of nodes running it at once (docs/agent-protocol.md section 1).
   static const std::string script = R"SH(set -e
 id=$1; size=$2; sum=$3; shift 3
-mask=$(umask); umask 077
 base="${XDG_CACHE_HOME:-$HOME/.cache}/muster"
 dir="$base/$id"
 bin="$dir/muster"
-me=$(id -u)
+stamp="$dir/muster.checked"
 refuse() { echo "muster: refusing $1: $2" >&2; exit 96; }
-# muster runs what it finds here: the directories and the binary must be this user's alone.
+# muster runs what it finds here: the directories and the binary must be this user's alone (created 0700).
 private() {
-  [ -e "$1" ] || return 0
-  set -- "$1" $(stat -L -c '%u %a' -- "$1")
-  [ "$2" = "$me" ] || refuse "$1" "it belongs to uid $2, not to you (uid $me); remove it, or set XDG_CACHE_HOME to a directory of your own"
-  case $3 in *[2367]? | *[2367]) refuse "$1" "it is writable by its group or others (mode $3), and muster runs the binary it keeps there; fix it with: chmod go-w '$1'" ;; esac
+  for f in "$@"; do
+    [ ! -e "$f" ] || [ -O "$f" ] || refuse "$f" "it belongs to uid $(stat -L -c %u -- "$f"), not to you (uid $(id -u)); remove it, or set XDG_CACHE_HOME to a directory of your own"
+  done
+  open=$(find -L "$@" -maxdepth 0 -perm /022 -print -quit 2>/dev/null || :)
+  [ -z "$open" ] || refuse "$open" "it is writable by its group or others (mode $(stat -L -c %a -- "$open")), and muster runs the binary it keeps there; fix it with: chmod go-w '$open'"
 }
-# The content check does not run the candidate: sha256sum reads it.
+# The content check reads the candidate, never runs it.
 matches() { [ -f "$1" ] && [ "$(sha256sum < "$1")" = "$sum  -" ]; }
-mkdir -p -- "$dir"
-private "$base"; private "$dir"; private "$bin"
-if ! matches "$bin"; then
+# The last check is remembered with the file's identity (inode, size, mtime, ctime: any change to the file, or
+# another file, changes it), so an unchanged binary is not read again.
+identity() { stat -L -c '%i %s %y %z' -- "$bin"; }
+checked() { [ -f "$stamp" ] && [ -f "$bin" ] && read -r seen < "$stamp" && [ "$seen" = "$sum $(identity)" ]; }
+remember() { t=$(mktemp -- "$dir/.checked.XXXXXXXXXX") && echo "$sum $(identity)" > "$t" && mv -fT -- "$t" "$stamp"; }
+[ -d "$dir" ] || (umask 077 && mkdir -p -- "$dir")
+if [ -e "$bin" ]; then private "$base" "$dir" "$bin" "$stamp"; else private "$base" "$dir"; fi
+if checked; then :
+elif matches "$bin"; then remember
+else
   tmp=$(mktemp -- "$dir/.upload.XXXXXXXXXX")
   trap 'rm -f -- "$tmp"' EXIT
   printf '\nMUSTER-UPLOAD %s %s\n' "$id" "$size"
@@ -43,8 +50,8 @@ if ! matches "$bin"; then
   rm -f -- "$tmp"
   trap - EXIT
   private "$bin"
+  remember
 fi
-umask "$mask"
 exec "$bin" agent "$@"
 )SH";
   return script;

@@ -3,7 +3,8 @@
 # section 1). On 3 fresh nodes (private, empty ~/.cache/muster):
 #   1. the first launch uploads: afterwards every node holds exactly ~/.cache/muster/<16-hex build id>/muster,
 #      the same id everywhere (the XXH3-64 of build/muster when xxhsum is installed), byte-identical (sha256)
-#      to the head's binary, executable, and no temporary upload file is left;
+#      to the head's binary, executable, next to it only muster.checked (the record of its last SHA-256 check),
+#      and no temporary upload file is left;
 #   2. a second launch uploads nothing: the cached file keeps its inode and mtime;
 #   3. a cached binary that is corrupt is not used silently: the next launch must still succeed and leave a
 #      correct binary behind (re-upload), for (a) a file truncated to 64 KiB (cannot run) and (b) a same-size
@@ -52,8 +53,8 @@ first_launch_uploads() {
   step "first launch (with upload) took $(fmt_ms "$LAUNCH_MS") s"
   for ((k = 1; k <= NODES; k++)); do
     entries=$(on "node$k" "cd '$CACHE' && find . -mindepth 1 | sort")
-    [[ $entries =~ ^\./([0-9a-f]{16})$'\n'\./[0-9a-f]{16}/muster$ ]] ||
-      fail "node$k: expected $CACHE/<16 hex>/muster and nothing else, found:"$'\n'"$entries"
+    [[ $entries =~ ^\./([0-9a-f]{16})$'\n'\./[0-9a-f]{16}/muster$'\n'\./[0-9a-f]{16}/muster\.checked$ ]] ||
+      fail "node$k: expected $CACHE/<16 hex>/muster and muster.checked and nothing else, found:"$'\n'"$entries"
     BUILD_ID=${BUILD_ID:-${BASH_REMATCH[1]}}
     assert_eq "$BUILD_ID" "${BASH_REMATCH[1]}" "node$k: build id directory"
     sha=$(on "node$k" "sha256sum <'$CACHE/$BUILD_ID/muster'" | cut -d' ' -f1)

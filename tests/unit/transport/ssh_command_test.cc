@@ -181,6 +181,29 @@ TEST(SshCommand, RemoteCommandReplacesACachedBinaryWithoutRunningIt) {
             std::filesystem::perms::owner_all);
 }
 
+// A checked binary is not read again while it is unchanged (muster.checked records its SHA-256 with its inode, size,
+// mtime and ctime); a change in place, even one that keeps its size, makes the next connection check it again
+// and replace it.
+TEST(SshCommand, RemoteCommandChecksAgainAfterAnyChange) {
+  Home home("stamp");
+  std::string payload = "#!/bin/sh\necho ok \"$@\"\n";
+  SelfBinary binary{"/proc/self/exe", "00000000000000dd", payload.size(), sha256_hex(payload)};
+  std::string bin = home.path + "/.cache/muster/00000000000000dd/muster";
+  auto first = run_bootstrap(home.path, binary, payload);
+  ASSERT_EQ(first.first, 0);
+  EXPECT_EQ(first.second.find("MUSTER-UPLOAD"), 1u);
+  auto second = run_bootstrap(home.path, binary, payload);
+  EXPECT_EQ(second.second, "ok agent --nonce n\n");  // no upload
+  {
+    std::fstream damage(bin, std::ios::in | std::ios::out | std::ios::binary);
+    damage.seekp(3);
+    damage.put('X');  // same size, same first line
+  }
+  auto third = run_bootstrap(home.path, binary, payload);
+  EXPECT_EQ(third.second.find("MUSTER-UPLOAD"), 1u) << third.second;
+  EXPECT_EQ(read_file(bin), payload);
+}
+
 // An upload that does not hash to the head's SHA-256 is not put in place and not run.
 TEST(SshCommand, RemoteCommandRefusesAnUploadWithTheWrongHash) {
   Home home("badupload");
