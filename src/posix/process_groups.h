@@ -4,9 +4,10 @@
 // therefore signal a group whose leader they no longer hold only if the group is still in their own session.
 //
 // Why the session is the test: a process group never spans sessions, and a process can leave its session only by
-// starting a new one (setsid), never join another. The agent runs in a session of its own (sshd, srun and the
-// local transport start it as one), so a group with a member in that session was made by the agent's own
-// descendants; a group that reused the id after ours died out, made by anyone else, is in another session.
+// starting a new one (setsid), never join another. The agent runs in a session that holds nothing else of the
+// user's (sshd makes one per connection, slurmstepd one per job step, and the local transport starts the agent as
+// a session leader), so a group with a member in that session was made by the agent's own descendants; a group
+// that reused the id after ours died out, made by anyone else, is in another session.
 // What is left is the instant between the check and the kill, which no interface closes for groups.
 #pragma once
 

@@ -15,8 +15,9 @@ class LocalTransport final : public Transport {
   Result<AgentProcess> start(const AgentTarget& target) override {
     std::vector<std::string> argv = {binary_.path, "agent"};
     argv.insert(argv.end(), target.agent_args.begin(), target.agent_args.end());
-    // A session of its own, as sshd and srun give an agent: the agent tells its workers' groups from a reused
-    // group id by the session (posix/process_groups.h), so no job of the user's shell may share it.
+    // A session of its own, as sshd (per connection) and slurmstepd (per step) give an agent: the agent tells its
+    // workers' groups from a reused group id by the session (posix/process_groups.h), so no job of the user's
+    // shell may share it.
     return spawn_with_pipes(argv, 0, /*new_session=*/true);
   }
 
