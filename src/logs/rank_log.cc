@@ -40,7 +40,7 @@ std::filesystem::path RankLogSet::path(int rank) const {
   return dir_ / fmt::format("rank-{}.log", rank);
 }
 
-Result<ByteSink*> RankLogSet::sink_for(int rank) {
+Result<ByteSink*> RankLogSet::sink_for(int rank, Result<void>& evicted) {
   auto index = static_cast<size_t>(rank);
   if (sinks_[index]) {
     recent_.splice(recent_.begin(), recent_, position_[index]);
@@ -49,8 +49,8 @@ Result<ByteSink*> RankLogSet::sink_for(int rank) {
   if (static_cast<int>(recent_.size()) >= max_open_) {
     int oldest = recent_.back();
     recent_.pop_back();
-    auto evicted = std::move(sinks_[static_cast<size_t>(oldest)]);
-    if (auto flushed = evicted->flush(); !flushed) return flushed.error();
+    auto closing = std::move(sinks_[static_cast<size_t>(oldest)]);
+    evicted = closing->flush();  // reported, but this rank's bytes are still written
   }
   auto sink = opener_(path(rank), false);
   if (!sink) return sink.error();
@@ -65,9 +65,11 @@ Result<void> RankLogSet::write(int rank, std::string_view bytes) {
     return make_error(ErrorKind::protocol, "output for rank {}, but the job has ranks 0-{}", rank, rank_count_ - 1);
   }
   if (bytes.empty()) return {};
-  auto sink = sink_for(rank);
+  Result<void> evicted;
+  auto sink = sink_for(rank, evicted);
   if (!sink) return sink.error();
-  return (*sink)->write(bytes);
+  auto written = (*sink)->write(bytes);
+  return !evicted ? evicted : written;
 }
 
 Result<void> RankLogSet::flush() {

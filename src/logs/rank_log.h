@@ -43,7 +43,9 @@ class RankLogSet {
   int open_count() const { return static_cast<int>(recent_.size()); }
 
  private:
-  Result<ByteSink*> sink_for(int rank);
+  // The rank's open sink, opening it (and closing the least recently written one) when needed; a failure to write
+  // out the closed one's bytes lands in `evicted`.
+  Result<ByteSink*> sink_for(int rank, Result<void>& evicted);
 
   std::filesystem::path dir_;
   int rank_count_ = 0;

@@ -159,6 +159,35 @@ TEST(RankLogSet, HoldsAtMostMaxOpenFilesAndLosesNoByte) {
   }
 }
 
+// A sink that cannot write its bytes out when it is closed to make room: the error is reported, and the rank that
+// needed the room still gets its bytes.
+TEST(RankLogSet, AFailureToCloseASinkIsReportedAndTheWriteStillHappens) {
+  struct FailingFlush : ByteSink {
+    std::string* file;
+    explicit FailingFlush(std::string* f) : file(f) {}
+    Result<void> write(std::string_view bytes) override {
+      file->append(bytes);
+      return {};
+    }
+    Result<void> flush() override { return make_error(ErrorKind::io, "disk full"); }
+  };
+  TempDir tmp;
+  std::map<std::string, std::string> files;
+  auto logs = RankLogSet::open(
+      tmp.path(), 2,
+      [&](const fs::path& path, bool create) -> Result<std::unique_ptr<ByteSink>> {
+        if (create) return std::unique_ptr<ByteSink>(new CountingSink(&files[path.filename().string()]));
+        return std::unique_ptr<ByteSink>(new FailingFlush(&files[path.filename().string()]));
+      },
+      1);
+  ASSERT_TRUE(logs);
+  ASSERT_TRUE(logs->write(0, "a"));
+  auto second = logs->write(1, "b");  // closes rank 0's sink, whose flush fails
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().message, "disk full");
+  EXPECT_EQ(files["rank-1.log"], "b");
+}
+
 TEST(RankLogSet, FilesReopenedForAppendKeepEarlierBytes) {
   TempDir tmp;
   auto logs = RankLogSet::open(tmp.path(), 3, {}, 1);  // FileSinks, one open at a time
