@@ -30,8 +30,10 @@ Result<std::unique_ptr<RelayChild>> RelayChild::start(const protocol::RelayOpen&
   std::unique_ptr<RelayChild> child(new RelayChild(poller, tokens, *binary, std::move(rest), heartbeat_ms,
                                                    heartbeat_timeout_ms, static_cast<int>(open.connect_timeout_s)));
   std::string nonce = random_hex(16);
-  auto process = transport->start(
-      connection::agent_target(open.names[0], open.destinations[0], nonce, heartbeat_ms, heartbeat_timeout_ms));
+  child->nonce_ = nonce;
+  child->target_ = connection::agent_target(open.names[0], open.destinations[0], nonce, heartbeat_ms, heartbeat_timeout_ms);
+  child->transport_ = std::move(transport);
+  auto process = child->transport_->start(child->target_);
   if (!process) return make_error(ErrorKind::unreachable, "relay to {}: {}", open.names[0], process.error().message);
   child->session_ = std::make_unique<connection::AgentSession>(open.names[0], std::move(*process), nonce, &child->binary_,
                                                          posix::monotonic_ms());
@@ -50,6 +52,7 @@ RelayChild::RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBina
       connect_timeout_s_(connect_timeout_s) {}
 
 RelayChild::~RelayChild() {
+  if (first_try_ && !first_try_->transport_reaped()) first_try_->kill_transport(SIGTERM);
   if (!session_) return;
   session_->close("the relay ended");  // EOF: the child agent tears down; closed fds leave epoll by themselves
   session_->kill_transport(SIGTERM);
@@ -81,7 +84,25 @@ void RelayChild::drain() {
       upward_.push_back(relayed(1, protocol::encode(message)));
     }
   }
-  if (session_->state() == connection::AgentSession::State::closed) fail(session_->failure());
+  if (session_->state() == connection::AgentSession::State::closed && !restart()) fail(session_->failure());
+}
+
+// A child that failed before it answered is started once more if the transport offers it (ssh: the node refused
+// the key exchange muster asked for; agent_pool.cc does the same for the head's nodes).
+bool RelayChild::restart() {
+  if (restarted_ || ready_) return false;
+  restarted_ = true;
+  session_->on_stderr_readable();
+  auto process = transport_->restart(target_, session_->diagnostics());
+  if (!process || !*process) return false;
+  session_->kill_transport(SIGTERM);
+  if (watch_.err && session_->stderr_fd() >= 0) (void)poller_.remove(session_->stderr_fd());
+  first_try_ = std::move(session_);
+  session_ = std::make_unique<connection::AgentSession>(target_.node, std::move(**process), nonce_,
+                                                        &binary_, posix::monotonic_ms());
+  watch_ = {};
+  sync_registrations();
+  return true;
 }
 
 void RelayChild::on_event(uint64_t token) {
@@ -95,6 +116,7 @@ void RelayChild::on_event(uint64_t token) {
 }
 
 void RelayChild::on_timer(int64_t now) {
+  if (first_try_ && first_try_->transport_reaped()) first_try_.reset();
   if (failed_) return;
   if (!ready_) {
     int64_t limit = session_->connect_limit_ms(connect_timeout_s_);

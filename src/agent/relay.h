@@ -47,6 +47,7 @@ class RelayChild {
   RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBinary binary, protocol::RelayOpen rest,
              int heartbeat_ms, int heartbeat_timeout_ms, int connect_timeout_s);
   void drain();
+  bool restart();
   void fail(const std::string& why);
   void sync_registrations();
 
@@ -54,9 +55,13 @@ class RelayChild {
   Tokens tokens_;
   transport::SelfBinary binary_;
   protocol::RelayOpen rest_;  // the chain after the child, passed on once it is ready
+  std::unique_ptr<transport::Transport> transport_;
+  transport::AgentTarget target_;
+  std::string nonce_;
   std::unique_ptr<connection::AgentSession> session_;
+  std::unique_ptr<connection::AgentSession> first_try_;  // a restarted child's first session, until reaped
   connection::SessionWatch watch_;
-  bool ready_ = false, failed_ = false;
+  bool ready_ = false, failed_ = false, restarted_ = false;
   int heartbeat_ms_, heartbeat_timeout_ms_, connect_timeout_s_;
   int64_t next_heartbeat_ms_ = 0;
   uint64_t heartbeat_seq_ = 0;

@@ -1,5 +1,7 @@
 #include "cli/host_flags.h"
 
+#include "transport/ssh_kex.h"
+
 namespace muster::cli {
 
 void add_host_options(CLI::App& app, head::HostSelection& options, bool slot_filters) {
@@ -22,6 +24,20 @@ void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot
   app.add_option("--connect-timeout", options.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-config", options.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->type_name("FILE")->group("ssh");
+  add_ssh_kex_option(app, options.ssh_kex);
+}
+
+void add_ssh_kex_option(CLI::App& app, std::string& kex) {
+  app.add_option("--ssh-kex", kex,
+                 "ssh key exchange: fast (classic methods, curve25519 first; a fraction of the CPU of OpenSSH 9's "
+                 "post-quantum default), default (ssh's own choice, e.g. your ssh_config's), or a KexAlgorithms list")
+      ->envname(transport::kKexEnv)
+      ->capture_default_str()
+      ->check([](const std::string& value) {
+        auto ok = transport::check_kex_choice(value);
+        return ok ? std::string() : ok.error().message;
+      })
+      ->group("ssh");
 }
 
 }  // namespace muster::cli

@@ -13,7 +13,10 @@ namespace muster::cli {
 // that act on nodes, not ranks (sync, whose --exclude is rsync's).
 void add_host_options(CLI::App& app, head::HostSelection& options, bool slot_filters = true);
 
-// The host options plus --connect-timeout and --ssh-config.
+// The host options plus --connect-timeout, --ssh-config and --ssh-kex.
 void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot_filters = true);
+
+// --ssh-kex (also MUSTER_SSH_KEX): the key exchange muster asks ssh for (transport/ssh_kex.h).
+void add_ssh_kex_option(CLI::App& app, std::string& kex);
 
 }  // namespace muster::cli

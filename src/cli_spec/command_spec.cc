@@ -48,6 +48,7 @@ OptionSpec describe_option(CLI::Option& option) {
   spec.long_names = option.get_lnames();
   spec.help = option.get_description();
   spec.group = option.get_group();
+  spec.env = option.get_envname();
   read_type(option, spec.type_name, spec.choices);
   spec.kind = kind_of(spec.type_name, option.get_expected_max() == 0);
   spec.repeatable = option.get_expected_max() > 1;

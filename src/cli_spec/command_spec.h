@@ -28,6 +28,7 @@ struct OptionSpec {
   std::vector<std::string> choices;   // the only values it accepts (CLI::IsMember), if any
   std::string default_value;          // as CLI11 prints it: "5", "auto", "[]"; "" for none (and for flags)
   bool configurable = true;           // may come from a config file (CLI11's ->configurable(false) says no)
+  std::string env;                    // the environment variable that sets it when the command line does not
 
   // The config key and the name used in messages: the first long name, else the first short one.
   const std::string& key() const { return long_names.empty() ? short_names.front() : long_names.front(); }

@@ -52,6 +52,7 @@ AgentPool::~AgentPool() {
   // Closing a session closes the agent's stdin: the agent stops its workers and exits. The transport
   // processes (ssh clients) get SIGTERM so none outlives the head for long.
   for (auto& slot : slots_) {
+    if (slot.first_try && !slot.first_try->transport_reaped()) slot.first_try->kill_transport(SIGTERM);
     if (!slot.session) continue;
     slot.session->close("muster is exiting");
     if (!slot.session->transport_reaped()) slot.session->kill_transport(SIGTERM);
@@ -81,8 +82,9 @@ Result<void> AgentPool::start_more_agents() {
   return {};
 }
 
-Result<void> AgentPool::check_connections(int64_t now) const {
+Result<void> AgentPool::check_connections(int64_t now) {
   for (size_t node = 0; node < started_; ++node) {
+    if (restart_agent(node, now)) continue;
     const auto& session = *slots_[node].session;
     bool closed = session.state() == connection::AgentSession::State::closed;
     int64_t limit = session.connect_limit_ms(options_.ssh.connect_timeout_s);
@@ -94,6 +96,28 @@ Result<void> AgentPool::check_connections(int64_t now) const {
                       details.empty() ? "" : "\n  ", details);
   }
   return {};
+}
+
+// Once per node, a start that failed before the agent answered gets a second one if the transport offers it
+// (ssh: the node refused muster's key exchange choice). The first transport is kept until it is reaped.
+bool AgentPool::restart_agent(size_t node, int64_t now) {
+  auto& slot = slots_[node];
+  if (slot.restarted || slot.session->has_hello() || slot.session->state() != connection::AgentSession::State::closed) {
+    return false;
+  }
+  slot.restarted = true;
+  slot.session->on_stderr_readable();  // what the transport wrote before it closed its stdout
+  auto process = transport_->restart(connection::agent_target(nodes_[node].name, nodes_[node].destination, nonce_,
+                                                              options_.heartbeat_ms, options_.heartbeat_timeout_ms),
+                                     slot.session->diagnostics());
+  if (!process || !*process) return false;
+  slot.session->kill_transport(SIGTERM);
+  if (slot.watch.err && slot.session->stderr_fd() >= 0) (void)poller_.remove(slot.session->stderr_fd());
+  slot.first_try = std::move(slot.session);
+  slot.session = std::make_unique<connection::AgentSession>(nodes_[node].name, std::move(**process), nonce_, &binary_, now);
+  slot.watch = {};
+  sync_registrations(node);
+  return true;
 }
 
 Result<void> AgentPool::connect() {
@@ -140,6 +164,7 @@ Result<std::vector<int>> AgentPool::wait_round(int timeout_ms, PoolListener* lis
   }
   for (auto& slot : slots_) {
     if (slot.session) slot.session->transport_reaped();  // reap ssh clients that have ended
+    if (slot.first_try && slot.first_try->transport_reaped()) slot.first_try.reset();
   }
   return signals;
 }

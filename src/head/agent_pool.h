@@ -89,11 +89,14 @@ class AgentPool {
     std::unique_ptr<connection::AgentSession> session;
     connection::SessionWatch watch;
     bool lost = false;
+    bool restarted = false;  // restart_agent() was tried
+    std::unique_ptr<connection::AgentSession> first_try;  // a restarted node's first session, until reaped
   };
   AgentPool(std::vector<PoolNode> nodes, PoolOptions options, posix::Poller poller, transport::SelfBinary binary,
             std::unique_ptr<transport::Transport> transport);
   Result<void> start_more_agents();
-  Result<void> check_connections(int64_t now) const;
+  Result<void> check_connections(int64_t now);
+  bool restart_agent(size_t node, int64_t now);
   void service(size_t node, uint64_t kind, PoolListener* listener);
   void sync_registrations(size_t node);
   void lose(size_t node, const std::string& why, PoolListener* listener);

@@ -44,6 +44,7 @@ Result<std::unique_ptr<AgentPool>> connect_nodes(const ConnectOptions& flags, st
   options.transport = transport;
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
   options.ssh.config_file = flags.ssh_config;
+  options.ssh.kex = flags.ssh_kex;
   auto pool = AgentPool::create(std::move(nodes), options);
   if (!pool) return pool.error();
   if (auto connected = (*pool)->connect(); !connected) return connected.error();

@@ -15,6 +15,7 @@ struct ConnectOptions {
   HostSelection hosts;
   int connect_timeout_s = 10;
   std::string ssh_config;  // ssh -F FILE; empty: the user's ~/.ssh/config
+  std::string ssh_kex = "fast";  // transport/ssh_kex.h
 };
 
 // True when every host is this machine (localhost / 127.0.0.1 without a user).

@@ -27,6 +27,7 @@ struct LaunchRequest {
   int connect_timeout_s = 10;
   std::vector<std::string> ssh_options;
   std::string ssh_config;
+  std::string ssh_kex = "fast";  // transport/ssh_kex.h
   bool no_multiplex = false;
   double hang_timeout_s = 600;            // see LaunchOptions::hang_timeout_ms
   std::string on_hang = "kill";           // kill or dump

@@ -74,6 +74,7 @@ std::string option_entry(const OptionSpec& option) {
     sentence("One of: " + list + ".");
   }
   if (option.repeatable && option.help.find("repeat") == std::string::npos) sentence("Repeatable.");
+  if (!option.env.empty()) sentence("Environment: " + roff_bold(option.env) + " (over config files; the command line wins).");
   return ".TP\n" + names + "\n" + help + "\n";
 }
 

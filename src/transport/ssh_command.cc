@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "transport/ssh_kex.h"
 #include "util/shell_quote.h"
 
 namespace muster::transport {
@@ -77,6 +78,11 @@ std::vector<std::string> ssh_argv(const SshOptions& options, const std::string& 
   };
   // ssh takes the first value it gets for an option: the user's --ssh-option values go first, so they win.
   for (const auto& extra : options.extra_options) option(extra);
+  if (auto kex = kex_algorithms(options.kex)) option("KexAlgorithms=" + *kex);
+  // ssh's stderr only ever reaches the user inside muster's error messages, and at an ssh_config's LogLevel ERROR
+  // or QUIET ssh would not say why it failed ("Unable to negotiate ...: no matching key exchange method", which
+  // ssh_kex.h's retry looks for, is INFO).
+  option("LogLevel=INFO");
   option("BatchMode=yes");
   option(fmt::format("ConnectTimeout={}", options.connect_timeout_s));
   option(fmt::format("ServerAliveInterval={}", options.server_alive_interval_s));

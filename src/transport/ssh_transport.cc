@@ -5,6 +5,7 @@
 #include "posix/private_dir.h"
 #include "transport/spawn_agent.h"
 #include "transport/ssh_command.h"
+#include "transport/ssh_kex.h"
 #include "transport/transport.h"
 
 namespace muster::transport {
@@ -38,6 +39,15 @@ class SshTransport final : public Transport {
     }
     auto argv = ssh_argv(options_, target.destination, remote_agent_command(binary_, target.agent_args));
     // SIGTERM (not KILL): a dying head takes its ssh clients along, and they close their sessions cleanly.
+    return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
+  }
+  std::optional<Result<AgentProcess>> restart(const AgentTarget& target, std::string_view diagnostics) override {
+    if (!kex_algorithms(options_.kex) || sets_kex(options_.extra_options) || !kex_refused(diagnostics)) {
+      return std::nullopt;
+    }
+    SshOptions own = options_;
+    own.kex = kKexDefault;
+    auto argv = ssh_argv(own, target.destination, remote_agent_command(binary_, target.agent_args));
     return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
   }
 

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "posix/fd.h"
@@ -44,6 +46,14 @@ class Transport {
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
   virtual Result<AgentProcess> start(const AgentTarget& target) = 0;
+  // A start whose process ended before the agent answered, given what it wrote on stderr: a second start that
+  // may work, or nullopt. ssh: the node's sshd accepted none of the key exchanges muster asked for (ssh_kex.h),
+  // so it is started again with ssh's own choice.
+  virtual std::optional<Result<AgentProcess>> restart(const AgentTarget& target, std::string_view diagnostics) {
+    (void)target;
+    (void)diagnostics;
+    return std::nullopt;
+  }
 };
 
 // OpenSSH's default ciphers (all there since 6.5), AES-GCM first.
@@ -59,6 +69,7 @@ struct SshOptions {
   std::vector<std::string> extra_options;  // -o values from the user
   std::string config_file;    // ssh -F FILE; empty: the user's ~/.ssh/config
   bool prefer_aes_gcm = true;  // -o Ciphers=kPreferredCiphers (a user's --ssh-option Ciphers=... wins)
+  std::string kex = "fast";    // -o KexAlgorithms: "fast", "default" (none) or a list (ssh_kex.h); the user's -o wins
 };
 
 std::unique_ptr<Transport> make_local_transport(SelfBinary binary);
