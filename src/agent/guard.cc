@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "posix/exec.h"
 #include "posix/pipe.h"
 #include "posix/process_groups.h"
 
@@ -38,7 +39,8 @@ Result<Guard> start_guard() {
   auto null = posix::open_dev_null();
   if (!null) return null.error();
   posix::SpawnOptions options;
-  options.argv = {"/proc/self/exe", "agent", "--guard"};
+  options.argv = posix::self_exec_argv();  // this program again, also under a container's explicit loader
+  options.argv.insert(options.argv.end(), {"agent", "--guard"});
   options.stdin_fd = pipe->read.get();
   options.stdout_fd = null->get();
   options.stderr_fd = null->get();

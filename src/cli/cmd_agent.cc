@@ -4,6 +4,7 @@
 #include "cli/exit_codes.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
+#include "container/enter.h"
 
 namespace muster::cli {
 
@@ -17,7 +18,21 @@ int run_agent(const std::vector<std::string>& args) {
   bool guard = false;
   app->add_flag("--guard", guard, "run as the agent's guard (see src/agent/guard.h)");
   if (!args.empty() && args[0] == "--guard") return agent::run_guard();
+  std::string container_spec;
+  app->add_option("--container-spec", container_spec,
+                  "run the agent inside a container (JSON, see src/container/spec.h): this process becomes the "
+                  "container runtime's client");
   if (auto code = parse_command_line(*app, args)) return *code;
+  if (!container_spec.empty()) {
+    auto spec = container::spec_from_json(container_spec);
+    if (!spec) return report_error(spec.error());
+    std::vector<std::string> inner;  // the same arguments, for the agent inside
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--container-spec") ++i;
+      else if (!args[i].starts_with("--container-spec=")) inner.push_back(args[i]);
+    }
+    return container::enter_container(*spec, inner);
+  }
   return agent::run_agent(options);
 }
 

@@ -25,6 +25,14 @@ int run_doctor(const std::vector<std::string>& args) {
                                             "(default: the current directory)")
       ->type_name("DIR");
   app->add_flag("--json", options.json, "print the findings as JSON (schema in doctor/report.h)");
+  app->add_option("--container-image", diagnose.container_image,
+                  "the job runs in containers of IMAGE: check the runtime, that every node has the same image id, "
+                  "GPU support, and the versions inside the image")
+      ->group("Containers");
+  app->add_option("--container-runtime", diagnose.container_runtime,
+                  "podman or docker (default: podman if installed, else docker)")
+      ->check(CLI::IsMember({"podman", "docker"}))
+      ->group("Containers");
   app->add_flag("--import-torch", diagnose.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");
   app->add_flag("--no-ssh-matrix", no_ssh_matrix, "skip the N×N node-to-node ssh check");

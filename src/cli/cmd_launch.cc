@@ -10,6 +10,37 @@
 namespace muster::cli {
 namespace {
 
+void add_container_flags(CLI::App& app, launch::ContainerRequest& container) {
+  const char* group = "Containers";
+  app.add_option("--container-image", container.image,
+                 "run the ranks inside a new container of IMAGE on every node (host network and IPC, GPUs, the "
+                 "working directory mounted; removed at the end)")
+      ->group(group);
+  app.add_option("--container", container.existing,
+                 "run the ranks inside the running container NAME on every node (e.g. started by compose)")
+      ->group(group);
+  app.add_option("--container-runtime", container.runtime, "podman or docker (default: podman if installed, else docker)")
+      ->check(CLI::IsMember({"podman", "docker"}))
+      ->group(group);
+  app.add_option("--mount", container.mounts, "bind mount SRC:DST[:ro] into the container (repeatable)")->group(group);
+  app.add_option("--container-ulimit", container.ulimits,
+                 "NAME=SOFT[:HARD] instead of muster's memlock=-1 and stack=64MiB, or 'none' (repeatable)")
+      ->group(group);
+  app.add_option("--container-shm-size", container.shm_size,
+                 "a private /dev/shm of this size (default: the node's IPC namespace and /dev/shm)")
+      ->group(group);
+  app.add_option("--container-gpus", container.gpus, "auto (the node's GPUs if it has any), all, none")
+      ->check(CLI::IsMember({"auto", "all", "none"}))
+      ->group(group);
+  app.add_option("--container-pull", container.pull,
+                 "never (default: images come from `muster image push`), missing, always")
+      ->check(CLI::IsMember({"never", "missing", "always"}))
+      ->group(group);
+  app.add_option("--container-option", container.options,
+                 "one more option for `podman|docker run` (or exec), verbatim, e.g. --container-option=--privileged")
+      ->group(group);
+}
+
 void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
   launch::LaunchOptions& job = request.job;
   add_host_options(app, request.hosts);
@@ -84,6 +115,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
                  "a failure catalogue of your own (TOML, like src/diagnosis/failures.toml), matched first; repeatable")
       ->allow_extra_args(false)
       ->group("Hangs and failures");
+  add_container_flags(app, request.container);
   app.add_option("--connect-timeout", request.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-option", request.ssh_options, "extra ssh -o option, e.g. Port=2222")->group("ssh");

@@ -9,6 +9,7 @@
 #include "doctor/gather.h"
 #include "doctor/port_check.h"
 #include "doctor/probe_token.h"
+#include "image/node_image.h"
 #include "launch/node_caches.h"
 #include "setup/node_ops.h"
 
@@ -51,6 +52,9 @@ int run_node(const std::vector<std::string>& args) {
   facts->add_option("--resolve", gather.resolve, "a name to resolve on this node (repeatable)");
   facts->add_flag("--import-torch", gather.import_torch, "import torch (device count, NCCL): slower");
   facts->add_flag("--caches", gather.caches, "the job's cache directories (HF_HOME, TORCH_HOME, ...) here");
+  facts->add_option("--container-image", gather.container_image, "also check this image (python probed inside)");
+  facts->add_option("--container-runtime", gather.container_runtime,
+                    "podman or docker (default: the installed one)");
   doctor::PortCheck port;
   auto* port_check = app->add_subcommand("port", "listen on a TCP port (master) or connect to one (the others)");
   port_check->add_option("--listen", port.listen_port);
@@ -73,6 +77,13 @@ int run_node(const std::vector<std::string>& args) {
   auto* cache_dir = app->add_subcommand("cache-dir", "make this node's private cache directory for "
                                                      "`launch --node-local-caches` and print it");
   cache_dir->add_option("--base", cache_base, "the directory (default /tmp/muster-cache-<uid>)");
+  image::NodeImageOptions image_options;
+  auto* image_op = app->add_subcommand("image", "this node's container runtime and image id; load an archive");
+  image_op->add_option("--runtime", image_options.runtime);
+  image_op->add_option("--image", image_options.image);
+  image_op->add_option("--load", image_options.load, "load this archive first");
+  image_op->add_option("--expect", image_options.expect, "the id the image must have after --load");
+  image_op->add_option("--remove", image_options.remove, "delete this archive (and its directory)");
   if (auto code = parse_command_line(*app, args)) return *code;
   if (cache_dir->parsed()) {
     auto dir = launch::make_node_cache_dir(cache_base);
@@ -80,6 +91,7 @@ int run_node(const std::vector<std::string>& args) {
     fmt::print("{}\n", *dir);
     return 0;
   }
+  if (image_op->parsed()) return image::run_node_image(image_options);
   if (bandwidth->parsed()) {
     for (const auto& peer : peers) {
       size_t colon = peer.rfind(':');

@@ -69,6 +69,7 @@ const std::vector<Command>& all_commands() {
       {"sync", "copy a directory to the same path on every node, verified", run_sync},
       {"stack", "every rank's stack of a running job, grouped, the odd ones named", run_stack},
       {"why", "what happened to a finished job, and what to do about it", run_why},
+      {"image", "copy a container image to every node that lacks it (image push)", run_image},
       {"gen", "generate hostfiles, accelerate/DeepSpeed configs, sbatch scripts, ...", run_gen},
       {"setup", "set up passwordless ssh between nodes and /etc/hosts", run_setup},
       {"config", "show the settings each command takes from muster.toml files, and where each comes from", run_config,

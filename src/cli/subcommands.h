@@ -13,6 +13,7 @@ int run_doctor(const std::vector<std::string>& args);
 int run_sync(const std::vector<std::string>& args);
 int run_stack(const std::vector<std::string>& args);
 int run_why(const std::vector<std::string>& args);
+int run_image(const std::vector<std::string>& args);
 int run_gen(const std::vector<std::string>& args);
 int run_setup(const std::vector<std::string>& args);
 int run_version(const std::vector<std::string>& args);

@@ -28,6 +28,7 @@ using Findings = std::vector<Finding>;
 void check_hostnames(const CheckInput& in, Findings& out);   // check_names.cc
 void check_resolution(const CheckInput& in, Findings& out);  // check_names.cc
 void check_loopback(const CheckInput& in, Findings& out);    // check_names.cc
+void check_containers(const CheckInput& in, Findings& out);  // check_containers.cc
 void check_versions(const CheckInput& in, Findings& out);    // check_versions.cc
 void check_paths(const CheckInput& in, Findings& out);       // check_paths.cc
 void check_network(const CheckInput& in, Findings& out);     // check_network.cc

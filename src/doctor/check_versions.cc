@@ -125,13 +125,19 @@ std::optional<Finding> compare_item(const CheckInput& in, const VersionItem& ite
 
 void check_versions(const CheckInput& in, Findings& out) {
   bool clean = true;
+  std::string image;  // the python facts come from inside this image (--container-image)
   for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto& container = in.facts[i].container;
+    if (!container.image.empty()) image = container.image;
     if (python_known(in.facts[i])) continue;
+    if (!container.image.empty() && container.image_id.empty()) continue;  // check_containers says why
     clean = false;
     out.push_back(
         {Severity::error, "versions", in.names[i],
-         fmt::format("python could not be inspected on {}: {}", in.names[i], in.facts[i].python.error),
-         "install python3 there, or pass --python with the interpreter the job uses"});
+         fmt::format("python could not be inspected on {}{}: {}", in.names[i],
+                     image.empty() ? "" : " in " + image, in.facts[i].python.error),
+         image.empty() ? "install python3 there, or pass --python with the interpreter the job uses"
+                       : "pass --python with the interpreter the image has"});
   }
   std::string agreed;
   for (const auto& item : version_items()) {
@@ -141,7 +147,10 @@ void check_versions(const CheckInput& in, Findings& out) {
     }
   }
   if (clean) {
-    out.push_back({Severity::ok, "versions", "", fmt::format("identical on every node: {}", agreed), ""});
+    out.push_back({Severity::ok, "versions", "",
+                   fmt::format("identical on every node{}: {}", image.empty() ? "" : " (python inside " + image + ")",
+                               agreed),
+                   ""});
   }
 }
 

@@ -96,7 +96,7 @@ std::vector<Finding> run_checks(const std::vector<std::string>& names, const std
   if (names.empty()) return out;
   const detail::CheckInput in{names, facts, options};
   for (auto check :
-       {detail::check_hostnames, detail::check_resolution, detail::check_loopback, detail::check_versions,
+       {detail::check_hostnames, detail::check_resolution, detail::check_loopback, detail::check_containers, detail::check_versions,
         detail::check_paths, detail::check_network, detail::check_infiniband, detail::check_shm,
         detail::check_memlock, detail::check_gpus, detail::check_clock}) {
     check(in, out);

@@ -31,7 +31,7 @@ struct CheckOptions {
 };
 
 // `names` are the nodes as the user wrote them; facts[i] belongs to names[i]. Findings come grouped by check
-// in a fixed order (hostnames, resolution, loopback, versions, paths, network, infiniband, shm, memlock,
+// in a fixed order (hostnames, resolution, loopback, containers, versions, paths, network, infiniband, shm, memlock,
 // gpus, clock).
 std::vector<Finding> run_checks(const std::vector<std::string>& names, const std::vector<NodeFacts>& facts,
                                 const CheckOptions& options);

@@ -26,6 +26,8 @@ head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<
   for (const auto& name : names) argv.insert(argv.end(), {"--resolve", name});
   if (flags.import_torch) argv.push_back("--import-torch");
   if (flags.shared_caches) argv.push_back("--caches");
+  if (!flags.container_image.empty()) argv.insert(argv.end(), {"--container-image", flags.container_image});
+  if (!flags.container_runtime.empty()) argv.insert(argv.end(), {"--container-runtime", flags.container_runtime});
   return head::NodeCommand{argv, flags.job_env};
 }
 

@@ -26,6 +26,10 @@ struct DiagnoseOptions {
   // node's own environment.
   std::vector<std::string> job_env;
   int slots_per_node = -1;
+  // The job runs in containers of this image: runtime, image id and GPU support per node, versions read inside
+  // the image (doctor/check_containers.cc).
+  std::string container_image;
+  std::string container_runtime;
   int master_port = 0;  // check it is free on node 0 and reachable from every node; 0: skip
   int timeout_ms = 30'000;  // for gathering the facts
   std::optional<BandwidthOptions> bandwidth;  // measure node-to-node throughput (doctor/diagnose_bandwidth.h)

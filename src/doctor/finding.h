@@ -23,8 +23,8 @@ inline const char* severity_name(Severity severity) {
 
 struct Finding {
   Severity severity = Severity::ok;
-  std::string check;  // "hostnames", "resolution", "loopback", "versions", "paths", "network", "infiniband",
-                      // "shm", "memlock", "gpus", "clock"
+  std::string check;  // "hostnames", "resolution", "loopback", "containers", "versions", "paths", "network",
+                      // "infiniband", "shm", "memlock", "gpus", "clock"
   std::string node;   // the node as the user wrote it; empty = cluster-wide
   std::string message;  // what is wrong (or what was verified), with the values; may span lines
   std::string fix;      // the concrete command or setting; for an ok finding, what to use (may be empty)

@@ -14,6 +14,8 @@
 #include "doctor/nvidia_smi.h"
 #include "doctor/os_release.h"
 #include "doctor/python_probe.h"
+#include "container/node_probe.h"
+#include "container/runtime_argv.h"
 #include "posix/interfaces.h"
 #include "posix/socket.h"
 #include "posix/system_info.h"
@@ -161,6 +163,41 @@ void add_caches(NodeFacts& facts) {
   }
 }
 
+// The runtime and image part of a container check; the python probe then runs inside the image.
+std::optional<container::Runtime> add_container_commands(NodeFacts& facts, const GatherOptions& options,
+                                                         std::vector<std::vector<std::string>>& commands) {
+  facts.container.image = options.container_image;
+  auto gpus = container::gather_gpu_facts();
+  facts.container.gpu_devices = gpus.nvidia_devices;
+  facts.container.gpu_cdi = gpus.cdi_nvidia;
+  facts.container.gpu_toolkit = gpus.nvidia_toolkit;
+  auto runtime = container::installed_runtime(options.container_runtime);
+  if (!runtime) {
+    facts.container.error = options.container_runtime.empty()
+                                ? "neither podman nor docker is installed (not in PATH)"
+                                : options.container_runtime + " is not installed (not in PATH)";
+    return std::nullopt;
+  }
+  facts.container.runtime = container::runtime_name(*runtime);
+  commands[3] = container::probe_argv(*runtime, options.container_image, options.python,
+                                      {"-c", python_probe_script(options.import_torch)});
+  commands.push_back({container::runtime_name(*runtime), "--version"});
+  commands.push_back(container::image_id_argv(*runtime, options.container_image));
+  return runtime;
+}
+
+void add_container(NodeFacts& facts, const std::vector<CommandOutcome>& outcomes) {
+  if (outcomes.size() < 6) return;
+  if (outcomes[4].succeeded()) facts.container.runtime_version = last_line(outcomes[4].out);
+  if (outcomes[5].succeeded()) {
+    facts.container.image_id = container::normalize_image_id(outcomes[5].out);
+  } else if (outcomes[5].started && !outcomes[5].timed_out &&
+             outcomes[5].status != posix::ExitStatus(posix::Exited{1}) &&
+             outcomes[5].status != posix::ExitStatus(posix::Exited{125})) {  // 1 docker, 125 podman: no such image
+    facts.container.error = failure(outcomes[5]);
+  }
+}
+
 }  // namespace
 
 NodeFacts gather(const GatherOptions& options) {
@@ -171,6 +208,7 @@ NodeFacts gather(const GatherOptions& options) {
       {"nvcc", "--version"},
       {options.python, "-c", python_probe_script(options.import_torch)},
   };
+  if (!options.container_image.empty()) add_container_commands(facts, options, commands);
   std::vector<CommandOutcome> outcomes;
   std::jthread probes([&] { outcomes = run_commands(commands, options.timeout_ms); });
   add_system(facts);
@@ -188,6 +226,10 @@ NodeFacts gather(const GatherOptions& options) {
   if (nvcc.succeeded()) facts.nvcc_version = parse_nvcc_release(nvcc.out);
   facts.python.path = options.python;
   add_python(facts.python, outcomes[3]);
+  add_container(facts, outcomes);
+  if (!facts.container.image.empty() && facts.container.image_id.empty() && !facts.container.runtime.empty()) {
+    facts.python.error = "the image is not on this node";  // not python's fault: the container check says it
+  }
   facts.clock_unix_ms = posix::unix_time_ms();
   return facts;
 }

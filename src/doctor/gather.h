@@ -22,6 +22,10 @@ struct GatherOptions {
   bool import_torch = false;         // see python_probe_script()
   bool caches = false;               // the job's cache directories (cache_dirs.h), from this environment
   TreeHashLimits tree_limits{};
+  // The job runs in containers of this image: the runtime, the image's id, what passing GPUs needs, and the
+  // python probe run inside the image instead of on the node (NodeFacts::container).
+  std::string container_image;
+  std::string container_runtime;  // "" = podman if installed, else docker
 };
 
 NodeFacts gather(const GatherOptions& options);

@@ -32,6 +32,8 @@ void to_json(nlohmann::json& json, const PathFacts& path) { write_fields(json, p
 void from_json(const nlohmann::json& json, PathFacts& path) { read_fields(json, path); }
 void to_json(nlohmann::json& json, const CacheDir& cache) { write_fields(json, cache); }
 void from_json(const nlohmann::json& json, CacheDir& cache) { read_fields(json, cache); }
+void to_json(nlohmann::json& json, const ContainerFacts& container) { write_fields(json, container); }
+void from_json(const nlohmann::json& json, ContainerFacts& container) { read_fields(json, container); }
 void to_json(nlohmann::json& json, const NodeFacts& facts) { write_fields(json, facts); }
 void from_json(const nlohmann::json& json, NodeFacts& facts) { read_fields(json, facts); }
 

@@ -100,6 +100,32 @@ struct PathFacts {
   }
 };
 
+// `muster doctor --container-image IMAGE` (and launch --preflight with one): what the node offers the job's
+// containers. When `image` is set, NodeFacts::python was read inside the image, not on the node.
+struct ContainerFacts {
+  std::string image;            // the image asked about ("" = no container check)
+  std::string runtime;          // podman or docker, the one the job would use; "" = none installed
+  std::string runtime_version;  // first line of `<runtime> --version`
+  std::string image_id;         // bare hex; "" = not on this node
+  bool gpu_devices = false;     // /dev/nvidiactl
+  bool gpu_cdi = false;         // a CDI spec names nvidia.com/gpu (podman)
+  bool gpu_toolkit = false;     // the NVIDIA Container Toolkit's programs are in PATH (docker --gpus)
+  std::string error;            // why the runtime or the image could not be inspected
+
+  // The JSON keys, in one place for to_json and from_json.
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.image, "image");
+    visit(m.runtime, "runtime");
+    visit(m.runtime_version, "runtime_version");
+    visit(m.image_id, "image_id");
+    visit(m.gpu_devices, "gpu_devices");
+    visit(m.gpu_cdi, "gpu_cdi");
+    visit(m.gpu_toolkit, "gpu_toolkit");
+    visit(m.error, "error");
+  }
+};
+
 struct NodeFacts {
   std::string hostname;
   std::string os_id, os_version, os_pretty;  // /etc/os-release
@@ -120,6 +146,7 @@ struct NodeFacts {
   std::map<std::string, std::vector<std::string>> resolves;  // node name -> addresses this node resolves it to
   std::vector<PathFacts> paths;
   std::vector<CacheDir> caches;  // the job's cache directories on this node (cache_dirs.h), when asked
+  ContainerFacts container;
 
   // The JSON keys, in one place for to_json and from_json.
   template <typename Self, typename Visit>
@@ -145,6 +172,7 @@ struct NodeFacts {
     visit(m.resolves, "resolves");
     visit(m.paths, "paths");
     visit(m.caches, "caches");
+    visit(m.container, "container");
   }
 };
 
@@ -160,6 +188,8 @@ void to_json(nlohmann::json& json, const PathFacts& path);
 void from_json(const nlohmann::json& json, PathFacts& path);
 void to_json(nlohmann::json& json, const CacheDir& cache);
 void from_json(const nlohmann::json& json, CacheDir& cache);
+void to_json(nlohmann::json& json, const ContainerFacts& container);
+void from_json(const nlohmann::json& json, ContainerFacts& container);
 void to_json(nlohmann::json& json, const NodeFacts& facts);
 void from_json(const nlohmann::json& json, NodeFacts& facts);
 

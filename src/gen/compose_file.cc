@@ -9,7 +9,8 @@
 #include "gen/container_checks.h"
 #include "gen/plan_queries.h"
 #include "gen/provenance.h"
-#include "gen/shm_size.h"
+#include "container/settings.h"
+#include "container/shm_size.h"
 #include "gen/torchrun_command.h"
 #include "gen/yaml_text.h"
 
@@ -17,8 +18,6 @@ namespace muster::gen {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-constexpr long kStackBytes = 64L * 1024 * 1024;
 
 Result<void> check_service_name(const std::string& name) {
   bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -45,14 +44,25 @@ Json gpu_reservation(const cluster::NodePlan& node) {
   return {{"resources", {{"reservations", {{"devices", Json::array({device})}}}}}};
 }
 
+// compose's ulimits: `memlock: -1` when soft and hard agree, else {soft, hard}: the same limits as
+// `muster launch --container-image` (container/settings.h).
+Json compose_ulimits(const std::vector<container::Ulimit>& limits) {
+  Json ulimits = Json::object();
+  for (const auto& limit : limits) {
+    if (limit.soft == limit.hard) ulimits[limit.name] = limit.soft;
+    else ulimits[limit.name] = {{"soft", limit.soft}, {"hard", limit.hard}};
+  }
+  return ulimits;
+}
+
 Json service(const cluster::RankPlan& plan, const cluster::NodePlan& node, const GenOptions& options,
-             const ShmSize& shm) {
+             const container::ShmSize& shm) {
   const ContainerOptions& container = options.container;
   Json svc = {{"image", escape_dollars(container.image)},
-              {"network_mode", "host"},
-              {"ipc", "host"},
+              {"network_mode", container::kNetwork},
+              {"ipc", container::kIpc},
               {"shm_size", shm.compose()}};
-  svc["ulimits"] = {{"memlock", -1}, {"stack", kStackBytes}};
+  svc["ulimits"] = compose_ulimits(container::default_ulimits());
   if (!container.workdir.empty()) svc["working_dir"] = escape_dollars(container.workdir);
   if (!container.volumes.empty()) svc["volumes"] = escape_dollars(container.volumes);
   TorchrunValues values{.nnodes = std::to_string(plan.nodes.size()),
@@ -71,7 +81,7 @@ Result<std::vector<GeneratedFile>> render_compose_files(const cluster::RankPlan&
                                                         const GenOptions& options) {
   if (auto valid = check_container_options(options, "compose"); !valid) return valid.error();
   if (auto valid = check_service_name(options.job_name); !valid) return valid.error();
-  auto shm = parse_shm_size(options.container.shm_size);
+  auto shm = container::parse_shm_size(options.container.shm_size);
   if (!shm) return shm.error();
   std::vector<GeneratedFile> files;
   for (const auto& node : plan.nodes) {

@@ -5,7 +5,8 @@
 // capabilities [gpu]; a count, or device_ids when the node uses other devices than the first ones), the
 // host's network (NCCL needs the real interfaces) and IPC namespace, a large /dev/shm (shm_size; it only
 // matters if ipc: host is removed), and unlimited locked memory and a 64 MiB stack (ulimits), as NVIDIA's
-// PyTorch containers ask. Run on each node: docker compose -f <node>.compose.yaml up. Pure.
+// PyTorch containers ask — the same choices as `muster launch --container-image`, from container/settings.h.
+// Run on each node: docker compose -f <node>.compose.yaml up. Pure.
 #pragma once
 
 #include <vector>

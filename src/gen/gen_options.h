@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "container/settings.h"
+
 namespace muster::gen {
 
 // One output file. Renderers return a list: whole-cluster kinds one file, per-node kinds one per node.
@@ -66,7 +68,7 @@ struct NfsOptions {
 // `compose` and `k8s`.
 struct ContainerOptions {
   std::string image;                 // required
-  std::string shm_size = "16g";      // size of /dev/shm: N with k, m, g or t (1024-based)
+  std::string shm_size = std::string(container::kDefaultShmSize);  // /dev/shm: N with k, m, g or t (1024-based)
   std::string workdir;               // working directory in the container; "" = the image's
   std::vector<std::string> volumes;  // compose: SRC:DST[:ro] bind mounts
   std::string k8s_namespace;         // k8s: metadata.namespace; "" = not written

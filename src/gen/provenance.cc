@@ -6,19 +6,6 @@
 
 namespace muster::gen {
 
-std::string one_line(std::string_view text) {
-  std::string safe;
-  for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      safe += fmt::format("\\x{:02x}", byte);
-    } else {
-      safe += c;
-    }
-  }
-  return safe;
-}
-
 std::string generated_by(const GenOptions& options) {
   return fmt::format("muster {}: {}", kVersion, one_line(options.command_line));
 }

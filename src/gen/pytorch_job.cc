@@ -8,7 +8,7 @@
 #include "gen/container_checks.h"
 #include "gen/plan_queries.h"
 #include "gen/provenance.h"
-#include "gen/shm_size.h"
+#include "container/shm_size.h"
 #include "gen/torchrun_command.h"
 #include "gen/yaml_text.h"
 
@@ -46,7 +46,7 @@ Json container(const cluster::RankPlan& plan, const GenOptions& options, int wor
   return spec;
 }
 
-Json replica_spec(const cluster::RankPlan& plan, const GenOptions& options, int workers, const ShmSize& shm,
+Json replica_spec(const cluster::RankPlan& plan, const GenOptions& options, int workers, const container::ShmSize& shm,
                   int replicas, bool master) {
   Json shm_volume = {{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm.kubernetes()}}}};
   Json pod = {{"containers", Json::array({container(plan, options, workers, master)})},
@@ -64,7 +64,7 @@ Result<std::vector<GeneratedFile>> render_pytorch_job(const cluster::RankPlan& p
     if (auto valid = check_dns_label("--namespace", options.container.k8s_namespace); !valid)
       return valid.error();
   }
-  auto shm = parse_shm_size(options.container.shm_size);
+  auto shm = container::parse_shm_size(options.container.shm_size);
   if (!shm) return shm.error();
   auto workers = uniform_workers(plan, "k8s", "every pod of a PyTorchJob gets the same nvidia.com/gpu limit");
   if (!workers) return workers.error();

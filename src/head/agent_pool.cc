@@ -72,8 +72,10 @@ Result<void> AgentPool::start_more_agents() {
   int64_t now = posix::monotonic_ms();
   while (started_ < slots_.size() && connecting < static_cast<size_t>(options_.max_parallel_connects)) {
     size_t node = started_++;
-    auto process = transport_->start(connection::agent_target(nodes_[node].name, nodes_[node].destination, nonce_,
-                                                              options_.heartbeat_ms, options_.heartbeat_timeout_ms));
+    auto target = connection::agent_target(nodes_[node].name, nodes_[node].destination, nonce_,
+                                           options_.heartbeat_ms, options_.heartbeat_timeout_ms);
+    target.agent_args.insert(target.agent_args.end(), nodes_[node].agent_args.begin(), nodes_[node].agent_args.end());
+    auto process = transport_->start(target);
     if (!process) return make_error(ErrorKind::unreachable, "{}: {}", nodes_[node].name, process.error().message);
     slots_[node].session = std::make_unique<connection::AgentSession>(nodes_[node].name, std::move(*process), nonce_, &binary_, now);
     sync_registrations(node);

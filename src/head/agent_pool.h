@@ -34,6 +34,7 @@ struct PoolOptions {
 struct PoolNode {
   std::string name;         // as the user wrote it; used in every message
   std::string destination;  // what the transport connects to ("user@host")
+  std::vector<std::string> agent_args = {};  // more `muster agent` arguments (launch: --container-spec)
 };
 
 class PoolListener {
@@ -76,6 +77,7 @@ class AgentPool {
 
   size_t size() const { return slots_.size(); }
   const std::string& name(size_t node) const { return nodes_[node].name; }
+  const std::string& destination(size_t node) const { return nodes_[node].destination; }
   const protocol::Hello& hello(size_t node) const { return slots_[node].session->hello(); }
   bool alive(size_t node) const;
   const char* transport_name() const { return transport_->name(); }

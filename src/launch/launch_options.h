@@ -2,10 +2,12 @@
 // the propagated environment (computed once, here), timeouts, logs. The launcher (launcher.h) only reads it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cluster/rank_plan.h"
+#include "container/spec.h"
 #include "diagnosis/catalogue.h"
 #include "launch/env_policy.h"
 #include "transport/transport.h"
@@ -39,7 +41,10 @@ struct LaunchOptions {
   std::string python;                // the job's interpreter (the command's, or python3): for probes
   diagnosis::Catalogue catalogue;    // failure catalogue (built in + the user's files)
   std::string run_dir;  // empty: ./muster-runs/<job id>
-  std::string job_id;   // empty: generated
+  std::string job_id;   // resolve_launch fills it (--job-id, or generated)
+  // The job runs in containers (--container-image / --container): the spec every node's agent gets, without
+  // the per-node name (launch/container_launch.h). nullopt: on bare metal.
+  std::optional<container::ContainerSpec> container;
   // Terminal output.
   std::string prefix_format = "[{node}:{rank}] ";
   std::string ranks_shown = "all";

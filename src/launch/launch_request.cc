@@ -19,6 +19,7 @@
 #include "diagnosis/catalogue.h"
 #include "sync_head/run_sync.h"
 #include "sync_head/sync_view.h"
+#include "util/random.h"
 
 namespace muster::launch {
 namespace {
@@ -65,6 +66,10 @@ Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& op
   bool even = std::all_of(options.plan.nodes.begin(), options.plan.nodes.end(), [&](const cluster::NodePlan& node) {
     return node.ranks.size() == options.plan.nodes.front().ranks.size();
   });
+  if (options.container && !options.container->image.empty()) {
+    diagnose.container_image = options.container->image;
+    diagnose.container_runtime = options.container->runtime;
+  }
   diagnose.slots_per_node = even ? static_cast<int>(options.plan.nodes.front().ranks.size()) : -1;
   auto findings = doctor::diagnose(**pool, names, diagnose);
   (*pool)->shutdown(3000);
@@ -144,6 +149,10 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   options.propagated_env = std::move(*env);
   options.cwd = request.chdir.empty() ? std::filesystem::current_path().string() : request.chdir;
   if (!options.node_cache_base.empty()) options.node_local_caches = true;
+  if (options.job_id.empty()) options.job_id = new_job_id();  // known before any agent starts (container names)
+  auto container = resolve_container(request.container, options.cwd, request.sync_dirs);
+  if (!container) return container.error();
+  options.container = std::move(*container);
   options.grace_ms = static_cast<int>(request.grace_s * 1000);
   options.heartbeat_timeout_ms = static_cast<int>(request.heartbeat_timeout_s * 1000);
   options.heartbeat_ms = std::clamp(options.heartbeat_timeout_ms / 5, 100, 1000);
@@ -184,7 +193,9 @@ Result<int> run_launch_request(const LaunchRequest& request) {
   if (request.preflight) {
     if (auto checked = run_preflight(request, *options); !checked) return checked.error();
   }
-  return run_launch(*options);
+  auto code = run_launch(*options);
+  if (!code && options->container) return explain_container_error(code.error(), *options->container);
+  return code;
 }
 
 }  // namespace muster::launch

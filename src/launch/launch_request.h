@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "head/host_selection.h"
+#include "launch/container_launch.h"
 #include "launch/launch_options.h"
 #include "util/result.h"
 
@@ -32,6 +33,7 @@ struct LaunchRequest {
   double hang_timeout_s = 600;            // see LaunchOptions::hang_timeout_ms
   std::string on_hang = "kill";           // kill or dump
   std::vector<std::string> failure_files;  // more failure catalogues (diagnosis/catalogue.h)
+  ContainerRequest container;  // --container-image, --container, --mount, --container-*
 };
 
 Result<LaunchOptions> resolve_launch(const LaunchRequest& request);

@@ -13,6 +13,7 @@
 #include "diagnosis/stack_groups.h"
 #include "head/agent_pool.h"
 #include "launch/command_template.h"
+#include "launch/container_launch.h"
 #include "launch/failure_report.h"
 #include "launch/fd_budget.h"
 #include "launch/gang.h"
@@ -616,7 +617,11 @@ Result<int> run_launch(const LaunchOptions& options) {
   }
   posix::SignalBlock signals;
   std::vector<head::PoolNode> nodes;
-  for (const auto& node : options.plan.nodes) nodes.push_back({node.host.name, node.host.destination()});
+  for (const auto& node : options.plan.nodes) {
+    nodes.push_back({node.host.name, node.host.destination(),
+                     options.container ? container_agent_args(*options.container, options.job_id, node.node_rank)
+                                       : std::vector<std::string>{}});
+  }
   head::PoolOptions pool_options{options.transport, options.ssh, options.heartbeat_ms, options.heartbeat_timeout_ms,
                                  options.max_parallel_connects};
   auto pool = head::AgentPool::create(std::move(nodes), pool_options);

@@ -12,7 +12,7 @@ Result<void> check_address(std::string_view node, std::string_view address) {
   return make_error(ErrorKind::remote,
                     "{} reports its address as '{}', which is not an IPv4 or IPv6 address; refusing to write it into "
                     "/etc/hosts",
-                    node, gen::one_line(address));
+                    node, one_line(address));
 }
 
 Result<void> check_name(std::string_view node, std::string_view name) {
@@ -21,7 +21,7 @@ Result<void> check_name(std::string_view node, std::string_view name) {
   return make_error(ErrorKind::remote,
                     "{} reports the host name '{}', which is not a valid host name ({}); refusing to write it into "
                     "/etc/hosts (fix the node's host name: hostnamectl set-hostname NAME)",
-                    node, gen::one_line(name), problem->message);
+                    node, one_line(name), problem->message);
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ Result<void> check_hosts_entry(std::string_view line) {
     start = space + 1;
   }
   if (words.size() < 2) {
-    return make_error(ErrorKind::usage, "'{}' is not an /etc/hosts line (ADDRESS NAME...)", gen::one_line(line));
+    return make_error(ErrorKind::usage, "'{}' is not an /etc/hosts line (ADDRESS NAME...)", one_line(line));
   }
   auto entry = hosts_entry("the line", words.front(), std::vector<std::string>(words.begin() + 1, words.end()));
   if (!entry) return entry.error();

@@ -7,15 +7,16 @@
 #define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
 #include <xxhash.h>
 
+#include "posix/exec.h"
 #include "transport/transport.h"
 #include "util/sha256.h"
 
 namespace muster::transport {
 
 Result<SelfBinary> self_binary() {
-  std::error_code error;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return make_error(ErrorKind::io, "cannot find muster's own executable: {}", error.message());
+  // The program, also when it runs under an explicit loader (the agent in a container: posix/exec.h).
+  std::filesystem::path path = posix::self_program_path();
+  if (path.empty()) return make_error(ErrorKind::io, "cannot find muster's own executable (/proc/self/exe)");
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), std::strerror(errno));
   XXH3_state_t* state = XXH3_createState();

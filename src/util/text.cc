@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include <fmt/format.h>
+
 namespace muster {
 
 std::string_view trim(std::string_view text) {
@@ -20,6 +22,19 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     start = end + 1;
   }
   return lines;
+}
+
+std::string one_line(std::string_view text) {
+  std::string safe;
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      safe += fmt::format("\\x{:02x}", byte);
+    } else {
+      safe += c;
+    }
+  }
+  return safe;
 }
 
 }  // namespace muster

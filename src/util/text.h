@@ -1,6 +1,8 @@
-// Small pure text helpers shared across layers: whitespace trimming and line splitting. No I/O.
+// Small pure text helpers shared across layers: whitespace trimming, line splitting, control characters made
+// visible. No I/O.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,5 +13,8 @@ std::string_view trim(std::string_view text);
 
 // The lines of `text`, without their '\n'; a final '\n' does not make an empty last line. Views into `text`.
 std::vector<std::string_view> split_lines(std::string_view text);
+
+// `text` with every control character (and DEL) written as \xNN: safe inside a one-line message or comment.
+std::string one_line(std::string_view text);
 
 }  // namespace muster

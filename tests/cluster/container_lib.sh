@@ -75,3 +75,45 @@ assert_no_node_containers() {
     assert_eq "" "$("${NODE_SSH[@]}" "$node" pgrep -x conmon || true)" "conmon processes on $node"
   done
 }
+
+# start_dockerd NODE: Debian's dockerd (docker.io) inside NODE of a --containers testbed, on the default socket
+# (/run/docker.sock, node-private) so that `docker` through ssh reaches it as on a server; its data under the
+# node's /var/lib/containers (its store: tmpfs with MUSTER_TESTBED_CONTAINERS_TMPFS), key.json in the node's
+# private /etc/docker, no iptables rules and no bridge (containers use the host network). Waits (bounded) until
+# it answers. It dies with the node (`testbed down`), mounts and all; stop_dockerd stops it earlier.
+require_docker_tools() {
+  local tool missing=()
+  for tool in dockerd containerd docker-init; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+  ((${#missing[@]})) || return 0
+  if [[ ${MUSTER_REQUIRE_CLUSTER:-0} == 1 ]]; then
+    echo "FAIL: $TEST_NAME: missing ${missing[*]} (scripts/install-deps: docker.io; MUSTER_REQUIRE_CLUSTER=1)" >&2
+    exit 1
+  fi
+  echo "SKIP: $TEST_NAME: missing ${missing[*]} (scripts/install-deps installs docker.io)" >&2
+  exit 77
+}
+
+# shellcheck disable=SC2016  # the sh -c script runs in the node
+start_dockerd() {
+  local node=$1 i
+  "$TESTBED" exec "$node" sh -c 'mkdir -p /var/lib/containers/docker /run/muster-dockerd
+    setsid dockerd --data-root /var/lib/containers/docker --iptables=false --ip6tables=false --bridge=none \
+      --storage-driver overlay2 --pidfile /run/muster-dockerd/pid >/run/muster-dockerd/log 2>&1 </dev/null &'
+  for ((i = 0; i < 300; i++)); do
+    "${NODE_SSH[@]}" "$node" docker version --format '{{.Server.Version}}' >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  fail "dockerd on $node did not answer in 30 s: $("$TESTBED" exec "$node" tail -n 20 /run/muster-dockerd/log)"
+}
+
+stop_dockerd() {
+  local node=$1
+  "$TESTBED" exec "$node" sh -c 'kill -TERM "$(cat /run/muster-dockerd/pid)"; i=0
+    while [ -e /run/muster-dockerd/pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' || true
+}
+
+node_docker() {
+  local node=$1
+  shift
+  "${NODE_SSH[@]}" "$node" "docker $(remote_argv "$@")"
+}

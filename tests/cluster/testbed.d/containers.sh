@@ -11,7 +11,11 @@
 #   node dir/containers/cni      bind-mounted on /var/lib/cni          CNI's address leases (bridge networks)
 #   node dir/containers/etc      bind-mounted on /etc/containers       a generated containers.conf, policy.json,
 #                                                                      registries.conf (nothing of the host's)
-#   its /run (/run/containers, /run/libpod) and /dev/shm (podman's lock memory) are node-private anyway.
+#   node dir/containers/docker   bind-mounted on /etc/docker           when the host has one (docker.io): a
+#                                dockerd started in the node (container_lib.sh start_dockerd) writes its
+#                                key.json there, not into the host's /etc
+#   its /run (/run/containers, /run/libpod, /run/docker*) and /dev/shm (podman's lock memory) are node-private
+#   anyway.
 #   A cgroup of its own, muster-testbed-<prefix>-nodeK, in every cgroup hierarchy (below the cgroup `up` runs
 #   in), entered before the node's namespaces are made, plus a cgroup namespace rooted there: the node's
 #   /sys/fs/cgroup (mounted by its PID-1 like the host's) shows only that subtree, so runc can make each
@@ -151,7 +155,7 @@ write_node_containers_etc() {
 prepare_node_containers() {
   local k=$1 dir
   dir=$(node_dir "$k")
-  mkdir -p "$dir/containers"/{storage,vartmp,cni,etc}
+  mkdir -p "$dir/containers"/{storage,vartmp,cni,etc,docker}
   chmod 1777 "$dir/containers/vartmp"
   write_node_containers_etc "$k" "$dir/containers/etc"
   echo "${MUSTER_TESTBED_CONTAINERS_TMPFS:-}" | sed '/^$/d' >"$dir/containers/tmpfs-size"
@@ -180,6 +184,7 @@ node_container_mounts() {
   mount --bind "$dir/containers/vartmp" /var/tmp
   mount --bind "$dir/containers/cni" /var/lib/cni
   mount --bind "$dir/containers/etc" /etc/containers
+  if [[ -d /etc/docker && -d $dir/containers/docker ]]; then mount --bind "$dir/containers/docker" /etc/docker; fi
 }
 
 # On the host, before the first containers node: podman's mount points must exist to be mounted over.

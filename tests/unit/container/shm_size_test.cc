@@ -1,8 +1,8 @@
-#include "gen/shm_size.h"
+#include "container/shm_size.h"
 
 #include <gtest/gtest.h>
 
-namespace muster::gen {
+namespace muster::container {
 namespace {
 
 TEST(ShmSize, OneSizeForComposeAndKubernetes) {
@@ -26,4 +26,4 @@ TEST(ShmSize, RefusesWhatIsNotASize) {
 }
 
 }  // namespace
-}  // namespace muster::gen
+}  // namespace muster::container

@@ -9,7 +9,7 @@
 
 #include "util/result.h"
 
-namespace muster::gen {
+namespace muster::container {
 
 struct ShmSize {
   long long number = 0;
@@ -21,4 +21,4 @@ struct ShmSize {
 
 Result<ShmSize> parse_shm_size(std::string_view text);
 
-}  // namespace muster::gen
+}  // namespace muster::container

@@ -1,12 +1,12 @@
-#include "gen/shm_size.h"
+#include "container/shm_size.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
 
-#include "gen/provenance.h"
+#include "util/text.h"
 
-namespace muster::gen {
+namespace muster::container {
 
 std::string ShmSize::compose() const {
   return unit ? fmt::format("{}{}", number, unit) : fmt::format("{}", number);
@@ -38,4 +38,4 @@ Result<ShmSize> parse_shm_size(std::string_view text) {
   return size;
 }
 
-}  // namespace muster::gen
+}  // namespace muster::container

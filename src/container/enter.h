@@ -1,0 +1,20 @@
+// The node's side of a job in containers: `muster agent --container-spec JSON <agent args>` calls
+// enter_container(), which picks the runtime, the GPU flags and the agent's files on this node and then *becomes*
+// the runtime's client (exec): `podman|docker run ... IMAGE <the agent>` for a new container, or `exec -i` into a
+// running one (the agent's files copied in first, once per muster build). Nothing of muster stays outside the
+// container: the transport's pipes reach the agent inside (runtime_argv.h), so the agent's own supervision —
+// process groups, parent-death signals, the guard, teardown on EOF — works unchanged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "container/spec.h"
+
+namespace muster::container {
+
+// Returns only on failure, with the exit code after a message on stderr (stdout is the protocol's and stays
+// silent): 127 when no runtime is installed, 125 for anything else (podman's and docker's own code).
+int enter_container(const ContainerSpec& spec, const std::vector<std::string>& agent_args);
+
+}  // namespace muster::container

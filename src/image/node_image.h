@@ -1,0 +1,34 @@
+// The node's side of `muster image push` (run there as `muster node image`): which runtime this node has and the
+// id it holds for an image; given an archive that the sync put on the node, `load` it and make sure the image is
+// there under its name with the expected id; and, once every node has loaded (a shared home holds one archive
+// for all), remove the archive. Prints one JSON line.
+#pragma once
+
+#include <string>
+
+namespace muster::image {
+
+struct NodeImageOptions {
+  std::string runtime;  // "" = podman if installed, else docker
+  std::string image;    // the name
+  std::string load;     // an archive to load first ("" = only report)
+  std::string expect;   // the id the image must have after the load
+  std::string remove;   // an archive (and the directory holding only it) to delete; nothing else is done
+};
+
+// What the node answers (also what the head parses): runtime "" when none is installed; id "" when the image
+// is not there; error set when something failed.
+struct NodeImageState {
+  std::string runtime;
+  std::string id;
+  std::string error;
+  int64_t load_ms = -1;  // how long the load took, when there was one
+};
+
+std::string to_json(const NodeImageState& state);
+NodeImageState node_image_state_from_json(const std::string& text);
+
+// Never fails as a whole: what went wrong is in the state's error. Returns the exit code (0 when error is empty).
+int run_node_image(const NodeImageOptions& options);
+
+}  // namespace muster::image

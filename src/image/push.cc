@@ -1,0 +1,246 @@
+#include "image/push.h"
+
+#include <cstdlib>
+
+#include <fmt/core.h>
+
+#include "container/node_probe.h"
+#include "container/runtime_argv.h"
+#include "head/node_runs.h"
+#include "image/node_image.h"
+#include "posix/clock.h"
+#include "posix/dir.h"
+#include "posix/exit_status.h"
+#include "posix/file.h"
+#include "posix/run_commands.h"
+#include "posix/signals.h"
+#include "sync_head/run_sync.h"
+#include "sync_head/sync_view.h"
+#include "util/random.h"
+
+namespace muster::image {
+namespace {
+
+constexpr int kInspectTimeoutMs = 30'000;
+constexpr int kSaveTimeoutMs = 60 * 60'000;
+constexpr int kLoadTimeoutMs = 60 * 60'000;
+constexpr const char* kArchiveName = "image.tar";
+
+std::string failure_text(const posix::CommandOutcome& outcome) {
+  if (!outcome.started || outcome.timed_out) return outcome.error;
+  std::string text = outcome.err.empty() ? outcome.out : outcome.err;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return fmt::format("{} ({})", text, posix::describe(outcome.status));
+}
+
+std::string cache_root() {
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  return (cache && *cache ? std::string(cache) : posix::home_directory() + "/.cache") + "/muster/images";
+}
+
+Result<void> make_dirs(const std::string& path) {
+  std::string built;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string parent = built.empty() ? "/" : built;
+    std::string name = path.substr(start, end - start);
+    built += "/" + name;
+    start = end + 1;
+    if (name.empty() || posix::path_exists(built)) continue;
+    auto dir = posix::Dir::open(parent);
+    if (!dir) return dir.error();
+    if (auto made = dir->make_dir(name, 0700); !made && !posix::path_exists(built)) return made.error();
+  }
+  return {};
+}
+
+void say(const PushOptions& options, const std::string& text) {
+  if (!options.quiet) fmt::print(stderr, "muster: {}\n", text);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// The archive of `id` in the cache, saved now unless an earlier push left it (the same id saves to the same
+// bytes). Written under a temporary name and renamed, so a cut-short save is never taken for an archive.
+Result<std::string> cached_archive(container::Runtime runtime, const PushOptions& options, const std::string& id,
+                                   PushReport& report) {
+  std::string dir = cache_root() + "/" + id;
+  std::string archive = dir + "/" + kArchiveName;
+  if (posix::path_exists(archive)) return archive;
+  if (auto made = make_dirs(dir); !made) return made.error();
+  std::string partial = dir + "/.partial-" + random_hex(8) + ".tar";
+  say(options, fmt::format("saving {} to {}", options.image, archive));
+  int64_t start = posix::monotonic_ms();
+  auto saved = posix::run_commands({container::save_argv(runtime, options.image, partial)}, kSaveTimeoutMs)[0];
+  report.save_ms = posix::monotonic_ms() - start;
+  auto parent = posix::Dir::open(dir);
+  if (!saved.succeeded()) {
+    if (parent) (void)parent->remove(partial.substr(dir.size() + 1), false);
+    return make_error(ErrorKind::io, "{} save {} failed: {}", container::runtime_name(runtime), options.image,
+                      failure_text(saved));
+  }
+  if (!parent) return parent.error();
+  if (auto renamed = parent->rename(partial.substr(dir.size() + 1), kArchiveName); !renamed) return renamed.error();
+  return archive;
+}
+
+// The same connection settings for some of the nodes only (by destination, user@host).
+head::ConnectOptions only(const head::ConnectOptions& all, const std::vector<std::string>& destinations) {
+  head::ConnectOptions some = all;
+  some.hosts.hostfile.clear();
+  some.hosts.exclude_hosts.clear();
+  some.hosts.hosts.clear();
+  for (const auto& destination : destinations) some.hosts.hosts += (some.hosts.hosts.empty() ? "" : ",") + destination;
+  return some;
+}
+
+// Every node's runtime and id for the image.
+Result<std::vector<NodeImageState>> node_states(const PushOptions& options, std::vector<std::string>& names,
+                                                std::vector<std::string>& destinations) {
+  auto pool = head::connect_pool(options.connect, names);
+  if (!pool) return pool.error();
+  for (size_t i = 0; i < (*pool)->size(); ++i) destinations.push_back((*pool)->destination(i));
+  auto runs = head::run_on_nodes(**pool, [&](size_t) {
+    std::vector<std::string> argv = {head::kNodeMuster, "node", "image", "--image", options.image};
+    if (!options.runtime.empty()) argv.insert(argv.end(), {"--runtime", options.runtime});
+    return head::NodeCommand{argv, {}};
+  }, kInspectTimeoutMs);
+  (*pool)->shutdown(3000);
+  if (!runs) return runs.error();
+  std::vector<NodeImageState> states;
+  for (const auto& run : *runs) {
+    if (!run.ran) states.push_back({"", "", run.error.empty() ? run.err : run.error, -1});
+    else states.push_back(node_image_state_from_json(run.out));
+  }
+  return states;
+}
+
+// Loads the archive on the nodes (in parallel), then removes it there.
+Result<std::vector<NodeImageState>> load_on(const PushOptions& options, const std::vector<std::string>& destinations,
+                                            const std::string& archive, const std::string& id) {
+  std::vector<std::string> names;
+  auto pool = head::connect_pool(only(options.connect, destinations), names);
+  if (!pool) return pool.error();
+  auto op = [&](std::vector<std::string> tail) {
+    std::vector<std::string> argv = {head::kNodeMuster, "node", "image", "--image", options.image};
+    if (!options.runtime.empty()) argv.insert(argv.end(), {"--runtime", options.runtime});
+    argv.insert(argv.end(), tail.begin(), tail.end());
+    return head::NodeCommand{argv, {}};
+  };
+  auto runs = head::run_on_nodes(**pool, [&](size_t) { return op({"--load", archive, "--expect", id}); },
+                                 kLoadTimeoutMs);
+  (void)head::run_on_nodes(**pool, [&](size_t) { return op({"--remove", archive}); }, kInspectTimeoutMs);
+  (*pool)->shutdown(3000);
+  if (!runs) return runs.error();
+  std::vector<NodeImageState> states;
+  for (const auto& run : *runs) {
+    if (!run.ran) states.push_back({"", "", run.error.empty() ? run.err : run.error, -1});
+    else states.push_back(node_image_state_from_json(run.out));
+  }
+  return states;
+}
+
+// The runtime on this machine that holds the image, and its id: the one asked for first, then the other one
+// (`--container-runtime docker` for the nodes while the image is in this machine's podman, say).
+Result<std::pair<container::Runtime, std::string>> local_image(const PushOptions& options) {
+  std::vector<container::Runtime> order = {container::Runtime::podman, container::Runtime::docker};
+  if (options.runtime == "docker") std::swap(order[0], order[1]);
+  std::string why;
+  for (auto runtime : order) {
+    if (!container::installed_runtime(container::runtime_name(runtime))) continue;
+    auto found = posix::run_commands({container::image_id_argv(runtime, options.image)}, kInspectTimeoutMs)[0];
+    if (found.succeeded()) return std::make_pair(runtime, container::normalize_image_id(found.out));
+    why += fmt::format("\n  {}: {}", container::runtime_name(runtime), failure_text(found));
+  }
+  if (why.empty()) return make_error(ErrorKind::usage, "muster image push: neither podman nor docker is installed here");
+  return make_error(ErrorKind::usage, "muster image push: no image {} here:{}", options.image, why);
+}
+
+}  // namespace
+
+Result<PushReport> run_image_push(const PushOptions& options) {
+  posix::SignalBlock signals;
+  auto local = local_image(options);
+  if (!local) return local.error();
+  auto runtime = &local->first;
+  PushReport report;
+  report.id = local->second;
+  std::vector<std::string> names, destinations;
+  auto states = node_states(options, names, destinations);
+  if (!states) return states.error();
+  std::vector<std::string> need, need_names, have, other, failed;
+  for (size_t i = 0; i < states->size(); ++i) {
+    const auto& state = (*states)[i];
+    NodePush node;
+    node.node = names[i];
+    if (!state.error.empty()) {
+      node.error = state.error;
+      failed.push_back(names[i]);
+    } else if (state.id == report.id) {
+      node.outcome = NodePush::Outcome::had_it;
+      have.push_back(names[i]);
+    } else {
+      if (!state.id.empty()) other.push_back(fmt::format("{} (has {})", names[i], state.id.substr(0, 12)));
+      need.push_back(destinations[i]);
+      need_names.push_back(names[i]);
+    }
+    report.nodes.push_back(node);
+  }
+  say(options, fmt::format("{} is {} here; {} of {} nodes need it{}{}", options.image, report.id.substr(0, 12),
+                           need.size(), names.size(), have.empty() ? "" : "; already there: " + joined(have),
+                           other.empty() ? "" : "; replacing another image on " + joined(other)));
+  if (!need.empty()) {
+    auto archive = cached_archive(*runtime, options, report.id, report);
+    if (!archive) return archive.error();
+    auto size = posix::lstat_path(*archive);
+    if (size && *size) report.archive_bytes = (*size)->size;
+    std::string dir = archive->substr(0, archive->rfind('/'));
+    sync_head::SyncOptions sync;
+    sync.connect = only(options.connect, need);
+    sync.source = dir;
+    sync.to = options.stage.empty() ? dir : options.stage + "/" + report.id;
+    sync.quiet = true;
+    sync.fanout = options.fanout;
+    say(options, fmt::format("sending {} ({}) to {}", kArchiveName, sync_head::format_size(report.archive_bytes),
+                             joined(need_names)));
+    int64_t start = posix::monotonic_ms();
+    auto sent = sync_head::run_sync(sync);
+    report.send_ms = posix::monotonic_ms() - start;
+    if (!sent) return sent.error();
+    say(options, fmt::format("sent and verified in {:.1f} s; loading", report.send_ms / 1000.0));
+    auto loaded = load_on(options, need, sync.to + "/" + kArchiveName, report.id);
+    if (!loaded) return loaded.error();
+    for (size_t i = 0, k = 0; i < report.nodes.size(); ++i) {
+      auto& node = report.nodes[i];
+      if (node.outcome == NodePush::Outcome::had_it || !node.error.empty()) continue;
+      const auto& state = (*loaded)[k++];
+      node.load_ms = state.load_ms;
+      node.error = state.error;
+      node.outcome = state.error.empty() ? NodePush::Outcome::loaded : NodePush::Outcome::failed;
+      if (!state.error.empty()) failed.push_back(node.node);
+    }
+  }
+  for (const auto& node : report.nodes) {
+    if (node.outcome == NodePush::Outcome::loaded) {
+      say(options, fmt::format("{}: loaded in {:.1f} s, id {} verified", node.node, node.load_ms / 1000.0,
+                               report.id.substr(0, 12)));
+    } else if (node.outcome == NodePush::Outcome::failed) {
+      fmt::print(stderr, "muster: {}: {}\n", node.node, node.error);
+    }
+  }
+  if (!failed.empty()) {
+    return make_error(ErrorKind::remote, "muster image push: {} of {} nodes do not have {} ({})", failed.size(),
+                      names.size(), options.image, joined(failed));
+  }
+  say(options, fmt::format("{} {} {} ({})", names.size() == 1 ? names[0] : fmt::format("all {} nodes", names.size()),
+                           names.size() == 1 ? "has" : "have", options.image, report.id.substr(0, 12)));
+  return report;
+}
+
+}  // namespace muster::image
