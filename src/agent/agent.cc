@@ -311,7 +311,10 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   };
   if (request.argv.empty()) return fail("empty command");
   if (!request.cwd.empty() && !posix::is_directory(request.cwd)) {
-    return fail(fmt::format("working directory '{}' does not exist on this node (use --chdir)", request.cwd));
+    bool contained = posix::path_exists("/run/.containerenv") || posix::path_exists("/.dockerenv");
+    return fail(fmt::format("working directory '{}' does not exist {} (use --chdir{})", request.cwd,
+                            contained ? "in this container" : "on this node",
+                            contained ? ", or mount it into the container" : ""));
   }
   auto env = posix::merge_environment(base_env_, request.env);
   auto paths = setup_.prepare(request.job, request.worker, request.features, env);

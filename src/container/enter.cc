@@ -10,6 +10,7 @@
 #include "posix/environment.h"
 #include "posix/exec.h"
 #include "posix/file.h"
+#include "posix/private_dir.h"
 #include "posix/run_commands.h"
 #include "posix/socket.h"
 #include "posix/terminal.h"
@@ -46,50 +47,93 @@ std::string outcome_text(const posix::CommandOutcome& outcome) {
   return fmt::format("{} ({})", text, posix::describe(outcome.status));
 }
 
-// The agent's files in one fresh local directory, under the names they have in the container.
-Result<std::string> stage_agent_files(const AgentFiles& files) {
-  std::string stage = "/tmp/.muster-stage-" + random_hex(12);
-  auto tmp = posix::Dir::open("/tmp");
-  if (!tmp) return tmp.error();
-  if (auto made = tmp->make_dir(stage.substr(5), 0700); !made) return made.error();
-  std::vector<std::pair<std::string, std::string>> copies = {{"muster", files.executable}, {"ld.so", files.loader}};
-  copies.insert(copies.end(), files.libraries.begin(), files.libraries.end());
-  for (const auto& [name, source] : copies) {
-    auto bytes = posix::read_text_file(source);
-    if (!bytes) return bytes.error();
-    if (auto written = posix::write_file_atomic(stage + "/" + name, *bytes, 0755); !written) return written.error();
-  }
-  return stage;
+using Staged = std::vector<std::pair<std::string, std::string>>;  // name in the container -> node path
+
+Staged staged_names(const AgentFiles& files) {
+  Staged names = {{"muster", files.executable}, {"ld.so", files.loader}};
+  names.insert(names.end(), files.libraries.begin(), files.libraries.end());
+  return names;
 }
 
-void remove_stage(const std::string& stage) {
-  auto dir = posix::Dir::open(stage);
-  if (dir) {
+// A fresh directory of the user's own (~/.cache/muster/containers/<random>): the staging area of the copy into
+// the container, and of the copy back out that checks it.
+Result<std::string> fresh_private_dir() {
+  auto base = posix::make_private_dir(posix::user_cache_dir(), "muster/containers");
+  if (!base) return base.error();
+  auto parent = posix::Dir::open(*base);
+  if (!parent) return parent.error();
+  std::string name = random_hex(12);
+  if (auto made = parent->make_dir(name, 0700); !made) return made.error();
+  return *base + "/" + name;
+}
+
+void remove_flat_dir(const std::string& path) {
+  if (auto dir = posix::Dir::open(path)) {
     if (auto names = dir->names()) {
       for (const auto& name : *names) (void)dir->remove(name, false);
     }
   }
-  if (auto tmp = posix::Dir::open("/tmp")) (void)tmp->remove(stage.substr(5), true);
+  size_t slash = path.rfind('/');
+  if (auto parent = posix::Dir::open(path.substr(0, slash))) (void)parent->remove(path.substr(slash + 1), true);
 }
 
-// The directory in the running container that holds this build's agent, copied in unless a copy there already
-// verifies (`muster agent --verify <build id>` run inside it).
+// The agent's files in one fresh local directory, under the names they have in the container.
+Result<std::string> stage_agent_files(const AgentFiles& files) {
+  auto stage = fresh_private_dir();
+  if (!stage) return stage.error();
+  for (const auto& [name, source] : staged_names(files)) {
+    auto bytes = posix::read_text_file(source);
+    if (!bytes) return bytes.error();
+    if (auto written = posix::write_file_atomic(*stage + "/" + name, *bytes, 0755); !written) return written.error();
+  }
+  return stage;
+}
+
+// Whether `dir` in the running container holds exactly the staged files: copied back out and compared byte for
+// byte here (a copy cut short, or changed by the container's own processes, is never run; and a binary must not
+// vouch for itself).
+bool holds_agent(Runtime runtime, const ContainerSpec& spec, const std::string& dir, const std::string& stage,
+                 const AgentFiles& files) {
+  auto check = fresh_private_dir();
+  if (!check) return false;
+  std::string out = *check + "/copy";  // not there yet: `cp` creates it with the directory's content
+  bool same = posix::run_commands({{runtime_name(runtime), "cp", spec.existing + ":" + dir, out}},
+                                  kCommandTimeoutMs)[0]
+                  .succeeded();
+  for (const auto& [name, source] : staged_names(files)) {
+    if (!same) break;
+    auto want = posix::read_text_file(stage + "/" + name);
+    auto got = posix::read_text_file(out + "/" + name);
+    same = want && got && *want == *got;
+  }
+  remove_flat_dir(out);
+  remove_flat_dir(*check);
+  return same;
+}
+
+// The directory in the running container that holds this build's agent: /tmp/.muster-<build id> when the copy
+// there is exact, else a fresh copy (beside it when that one is wrong: a running job may be using it).
 Result<std::string> agent_in_existing(Runtime runtime, const ContainerSpec& spec, const AgentFiles& files) {
   auto self = transport::self_binary();
   if (!self) return self.error();
-  std::string dir = existing_agent_dir(self->build_id);
-  std::vector<std::string> verify = {runtime_name(runtime), "exec", spec.existing};
-  auto command = agent_command(dir, {"--verify", self->build_id});
-  verify.insert(verify.end(), command.begin(), command.end());
-  if (posix::run_commands({verify}, kCommandTimeoutMs)[0].succeeded()) return dir;
   auto stage = stage_agent_files(files);
   if (!stage) return stage.error();
-  auto copied = posix::run_commands(
-      {{runtime_name(runtime), "cp", *stage + "/.", spec.existing + ":" + dir}}, kCommandTimeoutMs)[0];
-  remove_stage(*stage);
-  if (!copied.succeeded()) {
+  std::string dir = existing_agent_dir(self->build_id);
+  if (holds_agent(runtime, spec, dir, *stage, files)) {
+    remove_flat_dir(*stage);
+    return dir;
+  }
+  auto probe = posix::run_commands({{runtime_name(runtime), "cp", *stage + "/.", spec.existing + ":" + dir}},
+                                   kCommandTimeoutMs)[0];
+  if (!probe.succeeded() || !holds_agent(runtime, spec, dir, *stage, files)) {
+    dir += "-" + random_hex(8);
+    probe = posix::run_commands({{runtime_name(runtime), "cp", *stage + "/.", spec.existing + ":" + dir}},
+                                kCommandTimeoutMs)[0];
+  }
+  remove_flat_dir(*stage);
+  if (!probe.succeeded()) {
     return make_error(ErrorKind::remote, "cannot copy the agent into container {}: {}", spec.existing,
-                      outcome_text(copied));
+                      outcome_text(probe));
   }
   return dir;
 }

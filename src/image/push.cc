@@ -1,7 +1,5 @@
 #include "image/push.h"
 
-#include <cstdlib>
-
 #include <fmt/core.h>
 
 #include "container/node_probe.h"
@@ -12,6 +10,7 @@
 #include "posix/dir.h"
 #include "posix/exit_status.h"
 #include "posix/file.h"
+#include "posix/private_dir.h"
 #include "posix/run_commands.h"
 #include "posix/signals.h"
 #include "sync_head/run_sync.h"
@@ -33,29 +32,6 @@ std::string failure_text(const posix::CommandOutcome& outcome) {
   return fmt::format("{} ({})", text, posix::describe(outcome.status));
 }
 
-std::string cache_root() {
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  return (cache && *cache ? std::string(cache) : posix::home_directory() + "/.cache") + "/muster/images";
-}
-
-Result<void> make_dirs(const std::string& path) {
-  std::string built;
-  size_t start = 1;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    std::string parent = built.empty() ? "/" : built;
-    std::string name = path.substr(start, end - start);
-    built += "/" + name;
-    start = end + 1;
-    if (name.empty() || posix::path_exists(built)) continue;
-    auto dir = posix::Dir::open(parent);
-    if (!dir) return dir.error();
-    if (auto made = dir->make_dir(name, 0700); !made && !posix::path_exists(built)) return made.error();
-  }
-  return {};
-}
-
 void say(const PushOptions& options, const std::string& text) {
   if (!options.quiet) fmt::print(stderr, "muster: {}\n", text);
 }
@@ -70,10 +46,13 @@ std::string joined(const std::vector<std::string>& names) {
 // bytes). Written under a temporary name and renamed, so a cut-short save is never taken for an archive.
 Result<std::string> cached_archive(container::Runtime runtime, const PushOptions& options, const std::string& id,
                                    PushReport& report) {
-  std::string dir = cache_root() + "/" + id;
+  // The user's own directory (posix/private_dir.h): an archive someone else could replace would be loaded on
+  // every node.
+  auto made = posix::make_private_dir(posix::user_cache_dir(), "muster/images/" + id);
+  if (!made) return made.error();
+  std::string dir = *made;
   std::string archive = dir + "/" + kArchiveName;
   if (posix::path_exists(archive)) return archive;
-  if (auto made = make_dirs(dir); !made) return made.error();
   std::string partial = dir + "/.partial-" + random_hex(8) + ".tar";
   say(options, fmt::format("saving {} to {}", options.image, archive));
   int64_t start = posix::monotonic_ms();

@@ -36,6 +36,20 @@ void ManifestRecorder::begin(const LaunchOptions& options, const cluster::RankPl
                {"world_size", plan.world_size},
                {"nodes", nlohmann::json::array()},
                {"attempts", nlohmann::json::array()}};
+  if (options.container) {  // the per-node container names are container::container_name(job_id, node rank)
+    const auto& spec = *options.container;
+    manifest_["container"] = {{"image", spec.image},
+                              {"existing", spec.existing},
+                              {"runtime", spec.runtime.empty() ? "auto" : spec.runtime},
+                              {"gpus", container::gpu_mode_name(spec.gpus)},
+                              {"shm_size", spec.shm_size.empty() ? "host" : spec.shm_size}};
+    nlohmann::json mounts = nlohmann::json::array();
+    for (const auto& m : spec.mounts) mounts.push_back(m.source + ":" + m.target + (m.read_only ? ":ro" : ""));
+    manifest_["container"]["mounts"] = mounts;
+    nlohmann::json limits = nlohmann::json::array();
+    for (const auto& u : spec.ulimits) limits.push_back(u.flag_value());
+    manifest_["container"]["ulimits"] = limits;
+  }
   for (const auto& node : plan.nodes) {
     nlohmann::json ranks = nlohmann::json::array();
     for (const auto& rank : node.ranks) {
