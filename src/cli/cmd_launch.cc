@@ -64,6 +64,9 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->group("Environment");
   app.add_flag("--print-env", request.print_env, "print each node's environment and exit (secrets redacted)")
       ->group("Environment");
+  app.add_flag("-d,--detach", request.detach,
+               "run the job in the background: print its id once every rank has started and return (errors before "
+               "that still come here); then muster ps, attach, logs, stop");
   app.add_flag("--preflight", request.preflight,
                "check the nodes first (the fast part of `muster doctor`: versions, names, code, interfaces, "
                "GPUs); start nothing if that finds errors");

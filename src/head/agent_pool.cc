@@ -19,11 +19,20 @@ namespace {
 enum Kind : uint64_t { kAgentOut = 1, kAgentErr = 2, kAgentIn = 3 };
 uint64_t token(Kind kind, size_t node) { return (static_cast<uint64_t>(kind) << 32) | node; }
 
-// Discards messages while connecting (only Hello arrives then, and the session keeps it).
+// Discards messages while connecting or shutting down (only Hello arrives while connecting, and the session keeps
+// it); the owner's watched fds still go to the owner, when it has any (a level-triggered fd nobody reads would
+// make every wait return at once).
 class IgnoreAll final : public PoolListener {
  public:
+  explicit IgnoreAll(PoolListener* watched = nullptr) : watched_(watched) {}
   void on_message(size_t, const protocol::AgentMessage&) override {}
   void on_lost(size_t, const std::string&, const std::string&) override {}
+  void on_watched_fd(uint64_t token, uint32_t events) override {
+    if (watched_) watched_->on_watched_fd(token, events);
+  }
+
+ private:
+  PoolListener* watched_;
 };
 
 }  // namespace
@@ -122,8 +131,8 @@ bool AgentPool::restart_agent(size_t node, int64_t now) {
   return true;
 }
 
-Result<void> AgentPool::connect() {
-  IgnoreAll ignore;
+Result<void> AgentPool::connect(PoolListener* watched) {
+  IgnoreAll ignore(watched);
   while (true) {
     if (auto started = start_more_agents(); !started) return started.error();
     int64_t now = posix::monotonic_ms();
@@ -235,9 +244,9 @@ void AgentPool::broadcast(const protocol::HeadMessage& message) {
   for (size_t node = 0; node < slots_.size(); ++node) send(node, message);
 }
 
-void AgentPool::shutdown(int wait_ms) {
+void AgentPool::shutdown(int wait_ms, PoolListener* watched) {
   broadcast(protocol::Shutdown{});
-  IgnoreAll ignore;
+  IgnoreAll ignore(watched);
   int64_t deadline = posix::monotonic_ms() + wait_ms;
   while (posix::monotonic_ms() < deadline) {
     bool all_gone = std::all_of(slots_.begin(), slots_.end(), [](Slot& s) {
@@ -258,5 +267,9 @@ Result<void> AgentPool::watch_fd(int fd, uint32_t events, uint64_t token_value) 
 }
 
 Result<void> AgentPool::unwatch_fd(int fd) { return poller_.remove(fd); }
+
+Result<void> AgentPool::rewatch_fd(int fd, uint32_t events, uint64_t token_value) {
+  return poller_.modify(fd, events, token_value);
+}
 
 }  // namespace muster::head

@@ -59,8 +59,9 @@ class AgentPool {
 
   // Starts every agent and waits until all are ready. Fails with ErrorKind::unreachable naming the first node
   // that could not be reached (within the connect timeout, +0.5 s for ssh to say why), or
-  // ErrorKind::interrupted on SIGINT/SIGTERM/SIGHUP.
-  Result<void> connect();
+  // ErrorKind::interrupted on SIGINT/SIGTERM/SIGHUP. The owner's watched fds are served meanwhile through
+  // `watched` (its on_watched_fd only; nullptr: the owner watches none yet).
+  Result<void> connect(PoolListener* watched = nullptr);
 
   // One round of the loop: waits up to `timeout_ms` (less when a heartbeat is due), services the agents,
   // sends heartbeats, detects lost nodes. Returns the signals that arrived (SIGCHLD left out).
@@ -73,7 +74,8 @@ class AgentPool {
   void broadcast(const protocol::HeadMessage& message);
 
   // Sends Shutdown to every live agent and waits up to `wait_ms` for their transports to exit; kills the rest.
-  void shutdown(int wait_ms);
+  // Watched fds are served meanwhile through `watched`, as in connect().
+  void shutdown(int wait_ms, PoolListener* watched = nullptr);
 
   size_t size() const { return slots_.size(); }
   const std::string& name(size_t node) const { return nodes_[node].name; }
@@ -85,6 +87,7 @@ class AgentPool {
   // Extra fds served by the same loop (the launcher's terminal). Tokens are the owner's; see on_watched_fd.
   Result<void> watch_fd(int fd, uint32_t events, uint64_t token);
   Result<void> unwatch_fd(int fd);
+  Result<void> rewatch_fd(int fd, uint32_t events, uint64_t token);  // new events for a watched fd
 
  private:
   struct Slot {

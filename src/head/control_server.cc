@@ -41,6 +41,11 @@ bool ControlServer::on_client_ready(int fd) {
   auto it = clients_.find(fd);
   if (it == clients_.end()) return false;
   Client& client = it->second;
+  if (client.closing) {
+    if (flush(client)) return true;
+    clients_.erase(it);
+    return false;
+  }
   char buffer[8192];
   for (int round = 0; round < 8; ++round) {
     auto got = posix::read_some(fd, buffer);
@@ -64,7 +69,9 @@ bool ControlServer::on_client_ready(int fd) {
     }
     requests_.push_back({fd, std::move(body)});
   }
-  return flush(client);
+  if (flush(client)) return true;
+  clients_.erase(fd);
+  return false;
 }
 
 bool ControlServer::wants_write(int fd) const {
@@ -75,22 +82,54 @@ bool ControlServer::wants_write(int fd) const {
 std::vector<ControlRequest> ControlServer::take_requests() { return std::exchange(requests_, {}); }
 
 void ControlServer::reply(int fd, const nlohmann::json& body) {
+  reply_line(fd, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+void ControlServer::reply_line(int fd, std::string_view line) {
   auto it = clients_.find(fd);
-  if (it == clients_.end()) return;
-  it->second.out.append(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (it == clients_.end() || it->second.closing) return;
+  it->second.out.append(line);
   if (!flush(it->second)) clients_.erase(it);
 }
 
 void ControlServer::close_client(int fd) { clients_.erase(fd); }
 
+bool ControlServer::closing(int fd) const {
+  auto it = clients_.find(fd);
+  return it != clients_.end() && it->second.closing;
+}
+
+size_t ControlServer::pending_bytes(int fd) const {
+  auto it = clients_.find(fd);
+  return it == clients_.end() ? 0 : it->second.out.size();
+}
+
+void ControlServer::close_when_flushed(int fd) {
+  auto it = clients_.find(fd);
+  if (it == clients_.end()) return;
+  it->second.closing = true;
+  if (!flush(it->second)) clients_.erase(it);
+}
+
+void ControlServer::discard_unsent(int fd) {
+  auto it = clients_.find(fd);
+  if (it == clients_.end()) return;
+  ByteQueue& out = it->second.out;
+  // Lines are queued whole, so the queue starts mid-line only where a write stopped: keep up to that newline.
+  size_t newline = out.pending().find('\n');
+  std::string keep(out.pending().substr(0, newline == std::string_view::npos ? 0 : newline + 1));
+  out.consumed(out.size());
+  out.append(keep);
+}
+
 bool ControlServer::flush(Client& client) {
   while (!client.out.empty()) {
     auto written = posix::write_some(client.fd.get(), client.out.pending());
     if (!written) return false;
-    if (written->would_block) break;
+    if (written->would_block) return true;
     client.out.consumed(written->bytes);
   }
-  return true;
+  return !client.closing;
 }
 
 Result<nlohmann::json> control_request(const std::string& socket, const nlohmann::json& request, int timeout_ms) {

@@ -1,9 +1,13 @@
 // The head's control channel: a unix socket (job_registry.h names it) on which other `muster` commands of the
-// same user ask a running job for things (`muster stack`, and later attach/stop). Requests and replies are one
-// JSON object per line. Passive, like everything in the head: the owner registers listen_fd() and each client's
-// fd with its loop (AgentPool::watch_fd) and calls on_*() when they are ready; requests come back from
-// take_requests() and replies go out with reply(). Only this user can connect (0600 socket, SO_PEERCRED);
-// the socket file is removed when the server is destroyed.
+// same user ask a running job for things (`muster stack`, `attach`, `stop`). Requests and replies are one JSON
+// object per line. Passive, like everything in the head: the owner registers listen_fd() and each client's fd
+// with its loop (AgentPool::watch_fd) and calls on_*() when they are ready; requests come back from
+// take_requests() and replies go out with reply(). Only this user can connect (0600 socket in a 0700 directory,
+// and SO_PEERCRED); the socket file is removed when the server is destroyed.
+// A client's queue of replies is the owner's to bound (pending_bytes(): an attach client that lags is dropped);
+// the server closes a client only when it hangs up, fails a write, sends an oversized request, or was marked with
+// close_when_flushed() and has nothing left to send. has() tells the owner which clients are still there; it
+// must stop watching a client's fd once has() says no.
 #pragma once
 
 #include <cstdint>
@@ -41,18 +45,28 @@ class ControlServer {
   bool on_client_ready(int client);
   bool wants_write(int client) const;
   std::vector<ControlRequest> take_requests();
-  // Queues one JSON line for the client and writes what it can now.
+  // Queues one JSON line for the client and writes what it can now (a client that is gone is ignored).
   void reply(int client, const nlohmann::json& body);
+  // The same with a line already encoded (ending in '\n'): one encoding for many clients.
+  void reply_line(int client, std::string_view line);
   void close_client(int client);
+  bool has(int client) const { return clients_.count(client) != 0; }
+  bool closing(int client) const;
+  size_t pending_bytes(int client) const;
+  // The client gets what is queued, then is closed; nothing more is read from it.
+  void close_when_flushed(int client);
+  // Forgets what is queued for the client and not yet sent, except the rest of a line it has started to receive.
+  void discard_unsent(int client);
 
  private:
   struct Client {
     posix::Fd fd;
     std::string in;
     ByteQueue out;
+    bool closing = false;
   };
   ControlServer(std::string path, posix::Fd listener) : path_(std::move(path)), listener_(std::move(listener)) {}
-  bool flush(Client& client);
+  bool flush(Client& client);  // false: the client is done (write failed, or closing and flushed)
 
   std::string path_;
   posix::Fd listener_;

@@ -16,12 +16,18 @@ namespace muster::head {
 namespace {
 
 nlohmann::json to_json(const JobRecord& r) {
+  nlohmann::json layout = nlohmann::json::array();
+  for (const auto& node : r.layout) {
+    layout.push_back({{"node", node.name}, {"first_rank", node.first_rank}, {"count", node.count}});
+  }
   return nlohmann::json{{"job_id", r.job_id},       {"run_dir", r.run_dir},
                         {"socket", r.socket},       {"pid", r.pid},
                         {"pid_start", r.pid_start}, {"started_unix_ms", r.started_unix_ms},
                         {"ended_unix_ms", r.ended_unix_ms}, {"exit_code", r.exit_code},
                         {"nodes", r.nodes},         {"ranks", r.ranks},
-                        {"command", r.command}};
+                        {"command", r.command},     {"detached", r.detached},
+                        {"error", r.error},
+                        {"layout", std::move(layout)}};
 }
 
 std::optional<JobRecord> from_json(const std::string& text) {
@@ -40,6 +46,13 @@ std::optional<JobRecord> from_json(const std::string& text) {
     r.nodes = json.value("nodes", 0);
     r.ranks = json.value("ranks", 0);
     r.command = json.value("command", "");
+    r.detached = json.value("detached", false);
+    r.error = json.value("error", "");
+    if (auto layout = json.find("layout"); layout != json.end() && layout->is_array()) {
+      for (const auto& node : *layout) {
+        r.layout.push_back({node.value("node", ""), node.value("first_rank", 0), node.value("count", 0)});
+      }
+    }
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -90,12 +103,13 @@ std::vector<JobRecord> list_job_records() {
   return records;
 }
 
-Result<JobRecord> find_job(const std::string& which) {
+Result<JobRecord> find_job(const std::string& which, bool any_state) {
   if (which.empty()) {
     for (const auto& record : list_job_records()) {
-      if (job_state(record) == JobState::running) return record;
+      if (any_state || job_state(record) == JobState::running) return record;
     }
-    return make_error(ErrorKind::usage, "no running muster job of yours on this machine (muster ps lists them)");
+    return make_error(ErrorKind::usage, "no {}muster job of yours on this machine (muster ps lists them)",
+                      any_state ? "" : "running ");
   }
   if (posix::path_exists(which + "/job.json")) {
     if (auto record = read_record(which + "/job.json")) return *record;
@@ -109,7 +123,7 @@ Result<JobRecord> find_job(const std::string& which) {
 
 JobState job_state(const JobRecord& record) {
   if (record.ended_unix_ms > 0) return JobState::ended;
-  return posix::same_process(record.pid, record.pid_start) ? JobState::running : JobState::head_died;
+  return posix::process_alive(record.pid, record.pid_start) ? JobState::running : JobState::head_died;
 }
 
 const char* job_state_name(JobState state) {

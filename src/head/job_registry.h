@@ -15,6 +15,13 @@
 
 namespace muster::head {
 
+// The ranks of one node of the job: first_rank .. first_rank + count - 1 (`muster logs --node`).
+struct NodeRanks {
+  std::string name;
+  int first_rank = 0;
+  int count = 0;
+};
+
 struct JobRecord {
   std::string job_id;
   std::string run_dir;        // absolute
@@ -23,9 +30,12 @@ struct JobRecord {
   uint64_t pid_start = 0;     // its start time (/proc), to tell a reused pid
   int64_t started_unix_ms = 0;
   int64_t ended_unix_ms = 0;  // 0 while running
-  int exit_code = -1;         // once ended
+  int exit_code = -1;         // once ended; -1 with `error` when it never started
+  std::string error;          // why the job never started
   int nodes = 0, ranks = 0;
   std::string command;        // as typed, for listings
+  std::vector<NodeRanks> layout;  // node by node rank
+  bool detached = false;          // launched with --detach (the head's output is <run_dir>/head.log)
 };
 
 enum class JobState { running, ended, head_died };
@@ -39,8 +49,9 @@ Result<void> write_job_record(const JobRecord& record);
 // Every record in the registry, newest first.
 std::vector<JobRecord> list_job_records();
 
-// A job by id, by run directory (its job.json), or, for an empty `which`, the newest running one.
-Result<JobRecord> find_job(const std::string& which);
+// A job by id, by run directory (its job.json), or, for an empty `which`, the newest running one (the newest
+// of any state with `any_state`).
+Result<JobRecord> find_job(const std::string& which, bool any_state = false);
 
 JobState job_state(const JobRecord& record);
 const char* job_state_name(JobState state);  // "running", "ended", "head died"

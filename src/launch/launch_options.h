@@ -51,6 +51,9 @@ struct LaunchOptions {
   bool color = false;
   bool is_tty = false;
   bool quiet = false;  // no muster notices except errors
+  // The head runs in the background (launch --detach, launch/detach.h): its terminal is <run_dir>/head.log, which
+  // gets muster's own messages only (the ranks' lines are in rank-N.log, and on `muster attach`).
+  bool detached = false;
 };
 
 }  // namespace muster::launch

@@ -9,6 +9,7 @@
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 #include "head/connect.h"
+#include "launch/detach.h"
 #include "launch/launcher.h"
 #include "launch/node_caches.h"
 #include "launch/worker_env.h"
@@ -193,7 +194,7 @@ Result<int> run_launch_request(const LaunchRequest& request) {
   if (request.preflight) {
     if (auto checked = run_preflight(request, *options); !checked) return checked.error();
   }
-  auto code = run_launch(*options);
+  auto code = request.detach ? run_detached(*options) : run_launch(*options);
   if (!code && options->container) return explain_container_error(code.error(), *options->container);
   return code;
 }

@@ -22,6 +22,7 @@ struct LaunchRequest {
   bool no_default_env = false;
   bool print_env = false;  // print each rank's environment and exit
   bool preflight = false;  // the fast part of `muster doctor` first; nothing starts on errors
+  bool detach = false;     // the head goes on in the background once the job runs (launch/detach.h)
   std::vector<std::string> sync_dirs, sync_excludes;  // `muster sync` each dir first
   std::string chdir;       // empty: the current directory
   double grace_s = 5, heartbeat_timeout_s = 5;

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "diagnosis/stack_groups.h"
+#include "launch/attach_hub.h"
 #include "head/agent_pool.h"
 #include "launch/command_template.h"
 #include "launch/container_launch.h"
@@ -24,6 +25,7 @@
 #include "launch/stack_collection.h"
 #include "launch/stall_watch.h"
 #include "launch/rank_log_files.h"
+#include "launch/redact_command.h"
 #include "launch/worker_env.h"
 #include "logs/log_mux.h"
 #include "logs/prefix.h"
@@ -52,6 +54,7 @@ constexpr int kShutdownWaitMs = 3000;                    // agents get this long
 constexpr uint64_t kTerminalToken = uint64_t{16} << 32;  // the terminal, watched in the pool's loop
 constexpr int64_t kStackRoundMs = 20'000;                // agents answer DumpStacks within this (or not at all)
 constexpr int kStalledExitCode = 124;                    // muster ended a stalled job (like timeout(1))
+constexpr int kAttachFlushMs = 2000;                     // attached clients get this long to read the end
 
 enum class Phase { picking_port, running, done };
 
@@ -71,9 +74,10 @@ cluster::RankPlan one_rank_per_node(const cluster::RankPlan& plan) {
 
 class Launcher final : public head::PoolListener {
  public:
-  Launcher(const LaunchOptions& options, head::AgentPool& pool);
+  Launcher(const LaunchOptions& options, head::AgentPool& pool, const LaunchHooks& hooks);
   Result<void> open_logs();
   Result<int> run();
+  Result<int> run_job();  // run() without the control channel's opening and closing
   // Writes what the terminal view still holds, blocking (after the terminal is back to blocking mode).
   void drain_terminal();
 
@@ -92,12 +96,17 @@ class Launcher final : public head::PoolListener {
   void begin_teardown(const std::string& reason);
   void after_attempt();
   void on_signals(const std::vector<int>& signals);
+  void interrupt(int signal, bool kill_now);
+  void check_running();
   void on_timers(int64_t now);
   int next_timeout(int64_t now) const;
   void report(int exit_code);
   // hangs and failures (diagnosis/)
   void open_control();
   void on_control_requests();
+  void on_stop_request(int client, bool kill);
+  void forget_closed_clients();
+  void flush_attached(int exit_code);
   void start_stack_round(bool stall, int client);
   void finish_stack_round(int64_t now);
   void on_note(const protocol::WorkerNote& note);
@@ -105,12 +114,17 @@ class Launcher final : public head::PoolListener {
   std::string flight_recorder_dumps() const;
   // output
   void notice(const std::string& text);
+  void show(const std::string& text);  // a notice as it is (report), on the terminal and to attached clients
   void flush_terminal();
   logs::Source source_of(int rank, int stream) const;
   const std::string& node_name(size_t node) const { return options_.plan.nodes[node].host.name; }
 
   const LaunchOptions& options_;
   head::AgentPool& pool_;
+  const LaunchHooks& hooks_;
+  bool announced_running_ = false;  // hooks_.on_running was called
+  bool stop_requested_ = false;     // `muster stop` (rather than a signal) interrupted the job
+  bool connecting_ = false;         // in pool_.connect(), which only a signal interrupts
   std::string job_id_;
   std::string run_dir_;
   cluster::RankPlan gang_plan_;  // the plan the gang and logs see (one rank per node in per-node mode)
@@ -140,12 +154,14 @@ class Launcher final : public head::PoolListener {
   bool stalled_ = false;  // the job was ended as stalled
   std::map<int, std::map<std::string, std::string>> notes_;  // rank -> what its node noted (this attempt)
   std::unique_ptr<JobControl> control_;
+  std::unique_ptr<AttachHub> attach_;  // with control_
   diagnosis::Diagnosis diagnosis_;
 };
 
-Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool)
+Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool, const LaunchHooks& hooks)
     : options_(options),
       pool_(pool),
+      hooks_(hooks),
       job_id_(options.job_id.empty() ? new_job_id() : options.job_id),
       run_dir_(job_run_dir(options.run_dir, job_id_)),
       gang_plan_(options.per_node ? one_rank_per_node(options.plan) : options.plan),
@@ -160,8 +176,13 @@ Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool)
 // --- output -----------------------------------------------------------------------------------------------
 
 void Launcher::notice(const std::string& text) {
-  terminal_->notice("muster: " + text);
+  show("muster: " + text);
   flush_terminal();
+}
+
+void Launcher::show(const std::string& text) {
+  terminal_->notice(text);
+  if (attach_) attach_->notice(text);
 }
 
 void Launcher::drain_terminal() {
@@ -192,6 +213,7 @@ void Launcher::on_watched_fd(uint64_t token, uint32_t events) {
   if (token == kTerminalToken) flush_terminal();
   if (control_ && control_->owns(token)) {
     control_->on_event(token);
+    forget_closed_clients();
     on_control_requests();
   }
 }
@@ -216,7 +238,7 @@ Result<void> Launcher::open_logs() {
   view.is_tty = options_.is_tty;
   view.color = options_.color;
   view.prefix = *prefix;
-  view.ranks = *filter;
+  view.ranks = options_.detached ? logs::RankFilter::none() : *filter;  // detached: head.log has muster's own
   view.log_dir = run_dir_;
   terminal_ = std::make_unique<logs::TerminalView>(std::move(view));
   mux_ = std::make_unique<logs::LogMux>(*rank_logs_, *terminal_);
@@ -283,7 +305,10 @@ void Launcher::on_message(size_t node, const protocol::AgentMessage& message) {
         if constexpr (std::is_same_v<M, protocol::Output>) {
           on_output(m);
         } else if constexpr (std::is_same_v<M, protocol::WorkerStarted>) {
-          if (gang_ && m.worker < static_cast<uint32_t>(gang_->world_size())) gang_->started(static_cast<int>(m.worker));
+          if (gang_ && m.worker < static_cast<uint32_t>(gang_->world_size())) {
+            gang_->started(static_cast<int>(m.worker));
+            check_running();
+          }
         } else if constexpr (std::is_same_v<M, protocol::WorkerExited>) {
           on_worker_exited(m);
         } else if constexpr (std::is_same_v<M, protocol::PortReply>) {
@@ -379,26 +404,44 @@ void Launcher::after_attempt() {
 }
 
 void Launcher::on_signals(const std::vector<int>& signals) {
-  for (int signal : signals) {
-    ++interrupts_;
-    if (!interrupt_signal_) interrupt_signal_ = signal;
-    if (phase_ == Phase::picking_port && !gang_) {
-      phase_ = Phase::done;  // nothing started yet: closing the sessions stops the agents
-      return;
-    }
-    if (interrupts_ == 1) {
-      // First Ctrl-C: pass SIGINT on (what the user's code expects), SIGKILL after the grace.
-      if (gang_) gang_->tearing_down();
-      tearing_down_ = true;
-      notice(fmt::format("{}: stopping all ranks (again to kill them at once)", posix::signal_name(signal)));
-      pool_.broadcast(protocol::Signal{protocol::kAllWorkers, signal == SIGINT ? SIGINT : SIGTERM});
-      kill_at_ms_ = posix::monotonic_ms() + options_.grace_ms;
-    } else {
-      notice("killing all ranks now");
-      pool_.broadcast(protocol::Signal{protocol::kAllWorkers, SIGKILL});
-      kill_at_ms_.reset();
-    }
+  for (int signal : signals) interrupt(signal, false);
+}
+
+// Ctrl-C, a signal, or `muster stop`: the first asks every rank to stop and kills them after the grace, a second
+// (or `kill_now`) kills them at once.
+void Launcher::interrupt(int signal, bool kill_now) {
+  ++interrupts_;
+  if (!interrupt_signal_) interrupt_signal_ = signal;
+  if (phase_ == Phase::picking_port && !gang_) {
+    phase_ = Phase::done;  // nothing started yet: closing the sessions stops the agents
+    return;
   }
+  std::string who = stop_requested_ ? std::string("muster stop") : posix::signal_name(signal);
+  if (interrupts_ == 1 && !kill_now) {
+    // First Ctrl-C: pass SIGINT on (what the user's code expects), SIGKILL after the grace.
+    if (gang_) gang_->tearing_down();
+    tearing_down_ = true;
+    notice(fmt::format("{}: stopping all ranks (again to kill them at once)", who));
+    pool_.broadcast(protocol::Signal{protocol::kAllWorkers, signal == SIGINT ? SIGINT : SIGTERM});
+    kill_at_ms_ = posix::monotonic_ms() + options_.grace_ms;
+  } else {
+    if (gang_) gang_->tearing_down();
+    tearing_down_ = true;
+    notice(fmt::format("{}: killing all ranks now", who));
+    pool_.broadcast(protocol::Signal{protocol::kAllWorkers, SIGKILL});
+    kill_at_ms_.reset();
+  }
+}
+
+// The first attempt's ranks have all started (none is pending) while the job runs: tell whoever waits for that
+// (`launch --detach`'s parent) once.
+void Launcher::check_running() {
+  if (announced_running_ || !hooks_.on_running || tearing_down_ || attempt_ != 0) return;
+  for (int rank = 0; rank < gang_->world_size(); ++rank) {
+    if (gang_->status(rank).phase == RankPhase::pending) return;
+  }
+  announced_running_ = true;
+  hooks_.on_running(job_id_, control_ ? control_->record().run_dir : run_dir_);
 }
 
 void Launcher::on_timers(int64_t now) {
@@ -407,6 +450,9 @@ void Launcher::on_timers(int64_t now) {
   if (kill_at_ms_ && now >= *kill_at_ms_) {
     pool_.broadcast(protocol::Signal{protocol::kAllWorkers, SIGKILL});
     kill_at_ms_.reset();
+  }
+  if (attach_) {
+    for (const auto& text : attach_->take_notices()) notice(text);
   }
   terminal_->tick(now);
   flush_terminal();
@@ -423,13 +469,15 @@ int Launcher::next_timeout(int64_t now) const {
 
 void Launcher::report(int exit_code) {
   if (!gang_) {
-    terminal_->notice("muster: interrupted before the job started");
+    show("muster: interrupted before the job started");
   } else if (stalled_) {
-    terminal_->notice(fmt::format("\nmuster: the job stalled and was stopped (exit {}); exit status per rank:\n{}",
+    show(fmt::format("\nmuster: the job stalled and was stopped (exit {}); exit status per rank:\n{}",
                                   kStalledExitCode, format_exit_table(*gang_, gang_plan_)));
   } else if (interrupts_ > 0) {
-    terminal_->notice(fmt::format("\nmuster: interrupted by {}; exit status per rank:\n{}",
-                                  posix::signal_name(interrupt_signal_), format_exit_table(*gang_, gang_plan_)));
+    show(fmt::format("\nmuster: {}; exit status per rank:\n{}",
+                     stop_requested_ ? std::string("stopped by muster stop")
+                                     : "interrupted by " + std::string(posix::signal_name(interrupt_signal_)),
+                     format_exit_table(*gang_, gang_plan_)));
   } else if (gang_->failed()) {
     std::string text = "\nmuster: the job failed; exit status per rank:\n" + format_exit_table(*gang_, gang_plan_);
     int cause = *gang_->root_cause();
@@ -440,15 +488,15 @@ void Launcher::report(int exit_code) {
     }
     if (diagnosis_.entry) text += "\n" + diagnosis::format_diagnosis(diagnosis_);
     text += flight_recorder_dumps();
-    terminal_->notice(text);
+    show(text);
   } else if (!options_.quiet) {
-    terminal_->notice(fmt::format("muster: all {} ranks finished; logs in {}", gang_plan_.world_size, run_dir_));
+    show(fmt::format("muster: all {} ranks finished; logs in {}", gang_plan_.world_size, run_dir_));
   }
   manifest_.diagnosis(diagnosis::diagnosis_json(diagnosis_));
   manifest_.finish(exit_code);
   if (control_) control_->finish(exit_code);
   if (auto written = manifest_.write(run_dir_ + "/manifest.json"); !written) {
-    terminal_->notice("muster: " + written.error().message);
+    show("muster: " + written.error().message);
   }
 }
 
@@ -462,13 +510,58 @@ void Launcher::open_control() {
   record.pid_start = posix::process_start_time(record.pid).value_or(0);
   record.nodes = static_cast<int>(options_.plan.nodes.size());
   record.ranks = gang_plan_.world_size;
-  for (const auto& word : options_.command) record.command += (record.command.empty() ? "" : " ") + word;
+  for (const auto& word : redact_command(options_.command)) record.command += (record.command.empty() ? "" : " ") + word;
+  for (const auto& node : gang_plan_.nodes) {
+    record.layout.push_back({node.host.name, node.first_global_rank, static_cast<int>(node.ranks.size())});
+  }
+  record.detached = options_.detached;
   auto control = JobControl::open(std::move(record), pool_);
   if (!control) {
-    notice("no control socket for this job (muster stack will not reach it): " + control.error().message);
+    notice("no control socket for this job (muster stack, attach and stop will not reach it): " +
+           control.error().message);
     return;
   }
   control_ = std::move(*control);
+  nlohmann::json hello{{"job_id", job_id_},
+                       {"run_dir", control_->record().run_dir},
+                       {"prefix", options_.prefix_format},
+                       {"world_size", gang_plan_.world_size},
+                       {"nodes", static_cast<int>(gang_plan_.nodes.size())},
+                       {"max_local_world_size", gang_plan_.max_local_world_size}};
+  attach_ = std::make_unique<AttachHub>(*control_, std::move(hello));
+  mux_->set_tap(attach_.get());
+}
+
+void Launcher::forget_closed_clients() {
+  for (int client : control_->take_closed()) {
+    attach_->forget(client);
+    stack_clients_.erase(std::remove(stack_clients_.begin(), stack_clients_.end(), client), stack_clients_.end());
+  }
+}
+
+void Launcher::on_stop_request(int client, bool kill) {
+  bool again = interrupts_ > 0;
+  control_->reply(client, {{"ok", true}, {"killing", kill || again}, {"grace_s", options_.grace_ms / 1000.0}});
+  if (!again) stop_requested_ = true;
+  if (connecting_) {
+    // Nothing runs yet and the pool is still connecting: stop that as Ctrl-C would (the signal is blocked until
+    // the pool's wait, which then ends the connect as interrupted).
+    (void)posix::signal_process(posix::current_pid(), SIGINT);
+    return;
+  }
+  interrupt(SIGINT, kill);
+}
+
+// The job is over: attached clients get the end and a bounded time to read it (the loop still runs the socket).
+void Launcher::flush_attached(int exit_code) {
+  if (!attach_) return;
+  attach_->end(exit_code);
+  int64_t deadline = posix::monotonic_ms() + kAttachFlushMs;
+  while (control_->has_pending_output() && posix::monotonic_ms() < deadline) {
+    auto signals = pool_.poll(static_cast<int>(std::max<int64_t>(deadline - posix::monotonic_ms(), 0)), *this);
+    if (!signals || !signals->empty()) break;
+  }
+  mux_->set_tap(nullptr);
 }
 
 void Launcher::on_control_requests() {
@@ -482,6 +575,10 @@ void Launcher::on_control_requests() {
       } else {
         start_stack_round(false, request.client);
       }
+    } else if (op == "attach") {
+      attach_->attach(request.client);
+    } else if (op == "stop") {
+      on_stop_request(request.client, request.body.value("kill", false));
     } else if (op == "status") {
       control_->reply(request.client, {{"ok", true}, {"job_id", job_id_}, {"run_dir", control_->record().run_dir},
                                        {"attempt", attempt_}, {"ranks", gang_plan_.world_size},
@@ -574,9 +671,20 @@ void Launcher::diagnose() {
 Result<int> Launcher::run() {
   manifest_.begin(options_, gang_plan_, job_id_, pool_.transport_name());
   open_control();
-  if (auto connected = pool_.connect(); !connected) {
+  auto code = run_job();
+  if (!code && control_) control_->finish_unstarted(code.error().message);
+  if (code) flush_attached(*code);
+  return code;
+}
+
+Result<int> Launcher::run_job() {
+  connecting_ = true;
+  auto connected = pool_.connect(this);
+  connecting_ = false;
+  if (!connected) {
     if (connected.error().kind == ErrorKind::interrupted) {
       terminal_->notice("muster: interrupted before the job started");
+      if (control_) control_->finish(128 + SIGINT);
       return 128 + SIGINT;
     }
     return connected.error();
@@ -593,22 +701,19 @@ Result<int> Launcher::run() {
     on_timers(posix::monotonic_ms());
     if (phase_ == Phase::running && gang_->all_ended()) after_attempt();
   }
-  if (start_error_) {
-    if (control_) control_->finish(1);
-    return *start_error_;
-  }
+  if (start_error_) return *start_error_;
   if (gang_ && gang_->failed() && interrupts_ == 0 && !stalled_) diagnose();
-  pool_.shutdown(kShutdownWaitMs);
+  pool_.shutdown(kShutdownWaitMs, this);
   int code = interrupts_ > 0 ? 128 + interrupt_signal_ : stalled_ ? kStalledExitCode : gang_->exit_code();
   terminal_->finish();
+  (void)rank_logs_->flush();  // before the record says the job ended: `muster logs -f` then reads everything
   report(code);
-  (void)rank_logs_->flush();
   return code;
 }
 
 }  // namespace
 
-Result<int> run_launch(const LaunchOptions& options) {
+Result<int> run_launch(const LaunchOptions& options, const LaunchHooks& hooks) {
   auto limit = posix::open_file_limit();
   if (auto fits = check_head_descriptors(static_cast<int>(options.plan.nodes.size()), options.plan.world_size,
                                          limit.soft, limit.hard);
@@ -626,7 +731,7 @@ Result<int> run_launch(const LaunchOptions& options) {
                                  options.max_parallel_connects};
   auto pool = head::AgentPool::create(std::move(nodes), pool_options);
   if (!pool) return pool.error();
-  Launcher launcher(options, **pool);
+  Launcher launcher(options, **pool, hooks);
   if (auto opened = launcher.open_logs(); !opened) return opened.error();
   Result<int> code = 0;
   {

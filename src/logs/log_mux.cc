@@ -28,6 +28,7 @@ void LogMux::end_of_stream(const Source& source, int64_t now_ms) {
   if (!known(source)) return;
   route(source, splitters_[splitter_index(source)].flush(), now_ms);
   view_.end_of_stream(source);
+  if (tap_) tap_->end_of_stream(source);
 }
 
 const TailBuffer& LogMux::tail(int rank) const {
@@ -40,8 +41,10 @@ void LogMux::route(const Source& source, std::vector<SplitEvent> events, int64_t
     if (const auto* line = std::get_if<Line>(&event)) {
       view_.line(source, line->text);
       tails_[static_cast<size_t>(source.rank)].add(line->text);
+      if (tap_) tap_->line(source, line->text);
     } else {
       view_.progress(source, std::get<Progress>(event).text, now_ms);
+      if (tap_) tap_->progress(source, std::get<Progress>(event).text, now_ms);
     }
   }
 }

@@ -1,6 +1,6 @@
 // Routes each chunk of worker output everywhere it must go: the rank's log file (bytes as received),
 // one LineSplitter per (rank, stream), whose Lines and Progress go to the terminal view and whose Lines
-// also go to the rank's TailBuffer. The glue the head calls from its loop when an agent delivers output;
+// also go to the rank's TailBuffer; and, when one is set, everything the view gets to a LineTap as well. The glue the head calls from its loop when an agent delivers output;
 // it borrows the log set and the view (the head owns them) and, like them, never blocks on the terminal.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "logs/line_splitter.h"
+#include "logs/line_tap.h"
 #include "logs/rank_log.h"
 #include "logs/source.h"
 #include "logs/tail_buffer.h"
@@ -27,6 +28,9 @@ class LogMux {
   void end_of_stream(const Source& source, int64_t now_ms);
 
   const TailBuffer& tail(int rank) const;
+  // Also hand every line, progress and end of stream to `tap` (nullptr: none). Borrowed: it must outlive the mux
+  // or be unset first.
+  void set_tap(LineTap* tap) { tap_ = tap; }
 
  private:
   void route(const Source& source, std::vector<SplitEvent> events, int64_t now_ms);
@@ -36,6 +40,7 @@ class LogMux {
   TerminalView& view_;
   std::vector<LineSplitter> splitters_;  // rank * 2 + (stream == kStderr)
   std::vector<TailBuffer> tails_;
+  LineTap* tap_ = nullptr;
 };
 
 }  // namespace muster::logs

@@ -26,6 +26,12 @@ Error bad_token(std::string_view token, std::string_view spec, std::string_view 
 
 }  // namespace
 
+RankFilter RankFilter::none() {
+  RankFilter filter;
+  filter.all_ = false;
+  return filter;
+}
+
 Result<RankFilter> RankFilter::parse(std::string_view spec) {
   if (trim(spec) == "all") return RankFilter();
   RankFilter filter;

@@ -16,6 +16,8 @@ class RankFilter {
   RankFilter() = default;  // all ranks
 
   static Result<RankFilter> parse(std::string_view spec);
+  // No rank at all (a view of muster's own notices only: the log of a detached head).
+  static RankFilter none();
 
   bool contains(int rank) const;
   bool operator()(int rank) const { return contains(rank); }

@@ -52,6 +52,16 @@ bool same_process(int pid, uint64_t start_time) {
   return now && *now == start_time;
 }
 
+bool process_alive(int pid, uint64_t start_time) {
+  auto fields = stat_fields(read_small(fmt::format("/proc/{}/stat", pid)));
+  if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X") return false;
+  try {
+    return std::stoull(fields[22 - 3]) == start_time;
+  } catch (...) {
+    return false;
+  }
+}
+
 bool catches_signal(int pid, int signal) {
   std::istringstream status(read_small(fmt::format("/proc/{}/status", pid)));
   for (std::string line; std::getline(status, line);) {

@@ -17,6 +17,9 @@ std::optional<uint64_t> process_start_time(int pid);
 
 // True when the process `pid` exists and started at `start_time` (not a later process with a reused pid).
 bool same_process(int pid, uint64_t start_time);
+// The same, and still running: not a zombie (a killed process whose parent has not reaped it yet, as a detached
+// head is until init gets to it).
+bool process_alive(int pid, uint64_t start_time);
 
 // Whether the process has a handler for `signal` (bit signal-1 of SigCgt in /proc/PID/status).
 bool catches_signal(int pid, int signal);

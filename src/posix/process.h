@@ -87,6 +87,7 @@ class Process {
 
  private:
   friend Result<Process> spawn(const SpawnOptions& options);
+  friend Result<std::optional<Process>> fork_detached(int output_fd, const std::vector<int>& keep);
   Process(int pid, int pgid) : pid_(pid), pgid_(pgid) {}
   std::optional<ExitStatus> reap(bool block);
 

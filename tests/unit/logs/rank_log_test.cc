@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "logs/file_sink.h"
+#include "logs/line_tap.h"
 #include "logs/log_mux.h"
+#include "logs/rank_filter.h"
 #include "logs/tail_buffer.h"
 
 namespace muster::logs {
@@ -251,6 +253,46 @@ TEST(LogMux, TailKeepsTheLastCompleteLinesOfBothStreams) {
   EXPECT_EQ(std::string(view.pending()),
             "[n0:1] one\n[n0:1] Traceback (most recent call last):\n[n0:1] two\n[n0:1] 50%\n"
             "[n0:1] RuntimeError: CUDA out of memory\n");
+}
+
+// What the view gets, a tap gets too (the attach clients' feed): lines, progress, ends of stream, in order.
+class RecordingTap final : public LineTap {
+ public:
+  void line(const Source& source, std::string_view text) override { add("line", source, text); }
+  void progress(const Source& source, std::string_view text, int64_t) override { add("progress", source, text); }
+  void end_of_stream(const Source& source) override { add("eos", source, ""); }
+  std::vector<std::string> events;
+
+ private:
+  void add(const char* kind, const Source& source, std::string_view text) {
+    events.push_back(fmt::format("{} {}:{} {}", kind, source.rank, stream_name(source.stream), text));
+  }
+};
+
+TEST(LogMux, ATapGetsWhatTheViewGets) {
+  TempDir tmp;
+  auto logs = RankLogSet::open(tmp.path(), 2);
+  ASSERT_TRUE(logs);
+  TerminalView view(TerminalOptions{});
+  LogMux mux(*logs, view);
+  RecordingTap tap;
+  mux.set_tap(&tap);
+  Source out{0, 0, 0, "n0", kStdout};
+  Source err{1, 1, 0, "n0", kStderr};
+  ASSERT_TRUE(mux.output(out, "a\nb", 0));
+  ASSERT_TRUE(mux.output(err, " 10%\r", 0));
+  ASSERT_TRUE(mux.output(out, "c\n", 0));
+  mux.end_of_stream(err, 0);
+  mux.set_tap(nullptr);
+  ASSERT_TRUE(mux.output(out, "d\n", 0));
+  EXPECT_EQ(tap.events, (std::vector<std::string>{"line 0:out a", "progress 1:err  10%", "line 0:out bc", "eos 1:err "}));
+}
+
+TEST(RankFilter, NoneShowsNoRank) {
+  auto none = RankFilter::none();
+  EXPECT_FALSE(none.is_all());
+  EXPECT_FALSE(none.contains(0));
+  EXPECT_TRUE(none.check_world_size(4));
 }
 
 TEST(TailBuffer, BoundedInLinesAndBytes) {
