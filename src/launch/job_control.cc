@@ -50,6 +50,10 @@ void JobControl::update(int client) {
   uint32_t events = server_.closing(client) ? posix::poll_writable
                                             : posix::poll_readable | (server_.wants_write(client) ? posix::poll_writable : 0);
   uint64_t token = (kClientKind << 32) | static_cast<uint32_t>(client);
+  if (paused_) {
+    watched_[client] = 0;  // registered on resume()
+    return;
+  }
   if (it == watched_.end()) {
     (void)pool_.watch_fd(client, events, token);
     watched_[client] = events;
@@ -82,6 +86,24 @@ void JobControl::send_line(int client, std::string_view line) {
 void JobControl::close_when_flushed(int client) {
   server_.close_when_flushed(client);
   update(client);
+}
+
+void JobControl::pause() {
+  if (paused_) return;
+  paused_ = true;
+  for (auto& [client, events] : watched_) (void)pool_.unwatch_fd(client);
+  (void)pool_.unwatch_fd(server_.listen_fd());
+}
+
+void JobControl::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  (void)pool_.watch_fd(server_.listen_fd(), posix::poll_readable, kListenToken);
+  auto clients = std::exchange(watched_, {});
+  for (const auto& [client, events] : clients) {
+    if (server_.has(client)) update(client);  // registers it afresh
+    else closed_.push_back(client);
+  }
 }
 
 bool JobControl::has_pending_output() const {

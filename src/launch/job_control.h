@@ -43,6 +43,11 @@ class JobControl {
   void close_when_flushed(int client);
   void discard_unsent(int client) { server_.discard_unsent(client); }
   bool has_pending_output() const;  // some client still has bytes queued
+  // While another loop runs on the pool (the failure report's probes, whose listener does not know these fds), the
+  // socket and its clients are not watched (a readable fd nobody reads would make every wait return at once);
+  // connections wait in the listen backlog and requests in the socket until resume().
+  void pause();
+  void resume();
   // The job ended: the record says so (so `muster ps` shows it as ended, with its exit code).
   void finish(int exit_code);
   // The job never started (an unreachable node, ...): the record says so, with the reason.
@@ -59,6 +64,7 @@ class JobControl {
   head::ControlServer server_;
   head::AgentPool& pool_;
   std::map<int, uint32_t> watched_;  // client fd -> the events it is registered for
+  bool paused_ = false;
   std::vector<int> closed_;
 };
 

@@ -185,6 +185,13 @@ Result<int> run_launch_request(const LaunchRequest& request) {
     fmt::print("{}", format_worker_envs(*options));
     return 0;
   }
+  if (request.detach && options->transport == transport::TransportKind::slurm) {
+    return make_error(ErrorKind::usage,
+                      "--detach: inside a Slurm allocation the job lives only as long as the allocation (its batch "
+                      "script or salloc shell), so a detached head would end with it; submit the job instead "
+                      "(muster submit: the batch job outlives your terminal; muster ps, attach, logs and stop work "
+                      "on the node that runs it), or launch over ssh (-H/-w)");
+  }
   if (!request.sync_dirs.empty()) {
     if (auto synced = run_presync(request, *options); !synced) return synced.error();
   }

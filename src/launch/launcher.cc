@@ -665,7 +665,9 @@ void Launcher::diagnose() {
   std::vector<std::string> env;
   for (const auto& [name, value] : options_.propagated_env) env.push_back(name + "=" + value);
   FailureEvidence evidence{rank_ends(*gang_, gang_plan_), notes_, run_dir_, options_.python, std::move(env)};
+  if (control_) control_->pause();  // the probes run their own loop on the pool
   diagnosis_ = diagnose_failure(&pool_, options_.catalogue, evidence);
+  if (control_) control_->resume();
 }
 
 Result<int> Launcher::run() {

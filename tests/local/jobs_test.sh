@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # jobs_test.sh — detached jobs on this machine (local transport): `launch --detach`, `ps`, `logs`, `attach`, `stop`.
 #   1. Errors before the job starts still reach the terminal and the exit code: a missing hostfile (exit 2, nothing
-#      recorded), an unreachable node (ssh to a closed loopback port: exit 1 with ssh's reason; ps: "not started"),
+#      recorded), --detach inside a Slurm allocation (exit 2: the job would end with the allocation), an unreachable node (ssh to a closed loopback port: exit 1 with ssh's reason; ps: "not started"),
 #      a command that cannot start (the job ends before it runs: exit 1 and head.log's report on stderr).
 #   2. `launch --detach` from a shell that then exits: the id comes back at once (a $(...) capture does not wait
 #      for the job), the job keeps running in its own session with stdin /dev/null, ps shows it running with its
@@ -58,6 +58,12 @@ errors_before_start() {
   assert_contains "$out" "no-such-hostfile" "the missing hostfile's error"
   [[ ! -d $XDG_STATE_HOME/muster/jobs ]] || [[ -z $(ls "$XDG_STATE_HOME/muster/jobs") ]] ||
     fail "a job was recorded for a launch that failed before starting: $(ls "$XDG_STATE_HOME/muster/jobs")"
+
+  rc=0
+  out=$(SLURM_JOB_ID=5 SLURM_JOB_NODELIST=node7 SLURM_TASKS_PER_NODE=1 "$MUSTER" launch --detach -- true 2>&1) ||
+    rc=$?
+  assert_eq 2 "$rc" "exit code of --detach inside a Slurm allocation"
+  assert_contains "$out" "muster submit" "--detach inside a Slurm allocation: what to do instead"
 
   job unreachable
   rc=0
