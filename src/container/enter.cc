@@ -31,15 +31,6 @@ int fail(const std::string& message) {
   return kExitFailed;
 }
 
-std::vector<std::string> present_env(const std::vector<std::string>& names) {
-  std::vector<std::string> present;
-  auto env = posix::current_environment();
-  for (const auto& name : names) {
-    if (posix::find_variable(env, name)) present.push_back(name);
-  }
-  return present;
-}
-
 std::string outcome_text(const posix::CommandOutcome& outcome) {
   if (!outcome.started || outcome.timed_out) return outcome.error;
   std::string text = outcome.err.empty() ? outcome.out : outcome.err;
@@ -149,7 +140,7 @@ int enter_container(const ContainerSpec& spec, const std::vector<std::string>& a
   }
   auto files = this_agent_files();
   if (!files) return fail(files.error().message);
-  auto env = present_env(spec.pass_env);
+  auto env = env_names_to_pass(spec.pass_env, posix::current_environment());
   std::vector<std::string> argv;
   if (!spec.existing.empty()) {
     auto dir = agent_in_existing(*runtime, spec, *files);

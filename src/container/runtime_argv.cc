@@ -1,5 +1,6 @@
 #include "container/runtime_argv.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -13,6 +14,25 @@ std::vector<std::string> agent_command(std::string_view dir, const std::vector<s
   std::vector<std::string> argv = {base + "/ld.so", "--library-path", base, base + "/muster", "agent"};
   argv.insert(argv.end(), agent_args.begin(), agent_args.end());
   return argv;
+}
+
+std::vector<std::string> env_names_to_pass(const std::vector<std::string>& wanted,
+                                           const std::vector<std::string>& environment) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const auto& want : wanted) {
+    bool prefix = want.ends_with('*');
+    std::string stem = prefix ? want.substr(0, want.size() - 1) : want;
+    for (const auto& entry : environment) {
+      size_t eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0) continue;
+      std::string name = entry.substr(0, eq);
+      if (prefix ? name.starts_with(stem) : name == stem) add(name);
+    }
+  }
+  return names;
 }
 
 std::vector<std::string> run_agent_argv(Runtime runtime, const ContainerSpec& spec, const AgentFiles& files,

@@ -38,6 +38,11 @@ struct AgentFiles {
 // with the node's loader and libc (never the image's).
 std::vector<std::string> agent_command(std::string_view dir, const std::vector<std::string>& agent_args);
 
+// The names of `wanted` (ContainerSpec::pass_env: names, or "PREFIX*") that `environment` (K=V entries) sets, in
+// the order of `environment` for prefixes.
+std::vector<std::string> env_names_to_pass(const std::vector<std::string>& wanted,
+                                           const std::vector<std::string>& environment);
+
 // `<runtime> run --rm -i --init ... IMAGE <agent_command>` (see the file comment). `gpu_flags` come from
 // gpu_flags(); `env` are the names of spec.pass_env that the node's environment holds.
 std::vector<std::string> run_agent_argv(Runtime runtime, const ContainerSpec& spec, const AgentFiles& files,

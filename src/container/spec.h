@@ -49,8 +49,11 @@ struct ContainerSpec {
   GpuMode gpus = GpuMode::auto_detect;
   std::string pull = "never";  // the runtime's --pull: never (images come from `muster image push`), missing, always
   std::vector<std::string> options;  // more runtime options, verbatim, before the image
-  // Variables passed from the node's environment by name (`-e NAME`, value not on the command line).
-  std::vector<std::string> pass_env = {"SSH_CONNECTION"};
+  // Variables passed from the node's environment into the container by name (`-e NAME`, the value never on a
+  // command line), when set there: what the agent reads (SSH_CONNECTION: the address the head reached the node
+  // on) and what a bare-metal worker would inherit from a Slurm step (SLURM_*, CUDA_VISIBLE_DEVICES from gres).
+  // "PREFIX*" stands for every variable with that prefix.
+  std::vector<std::string> pass_env = {"SSH_CONNECTION", "SLURM_*", "CUDA_VISIBLE_DEVICES"};
 
   bool operator==(const ContainerSpec&) const = default;
 };

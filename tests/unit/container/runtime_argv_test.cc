@@ -109,3 +109,18 @@ TEST(ImageIds, DockerAndPodmanSpellingsAgree) {
 
 }  // namespace
 }  // namespace muster::container
+
+namespace muster::container {
+namespace {
+
+TEST(EnvNamesToPass, NamesAndPrefixesThatTheNodeSets) {
+  std::vector<std::string> environment = {"PATH=/usr/bin", "SLURM_JOB_ID=7", "SSH_CONNECTION=1 2 3 4",
+                                          "SLURM_NODEID=0", "CUDA_VISIBLE_DEVICES=0,1", "SLURMD_NODENAME=n1"};
+  EXPECT_EQ(env_names_to_pass(ContainerSpec{}.pass_env, environment),
+            (std::vector<std::string>{"SSH_CONNECTION", "SLURM_JOB_ID", "SLURM_NODEID", "CUDA_VISIBLE_DEVICES"}));
+  EXPECT_EQ(env_names_to_pass({"SSH_CONNECTION", "HOME"}, {"PATH=/x"}), std::vector<std::string>{});
+  EXPECT_EQ(env_names_to_pass({"A", "A*"}, {"A=1", "AB=2"}), (std::vector<std::string>{"A", "AB"}));
+}
+
+}  // namespace
+}  // namespace muster::container
