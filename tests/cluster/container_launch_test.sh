@@ -15,6 +15,8 @@
 #      node3, and 2 s later no container and no job process is left on any node (the bare-metal limits of
 #      launch_teardown_test.sh).
 #   6. kill -9 of the head: within 2 s no container and no job process on any node (launch_orphans_test.sh).
+#   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client to node2: the head exits
+#      non-zero naming node2, and within 2 s no container and no job process is left on any node.
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
 #      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
 #   8. doctor --container-image: node2 without the image and node3 holding another image under the name are
@@ -228,6 +230,48 @@ head_killed() {
   step "6. no container and no job process on any node $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s after the head's SIGKILL"
 }
 
+# start_sleep_job NAME: shell workers on every node (a grandchild each); returns once all report up.
+start_sleep_job() {
+  JOB=ct-$1-$$
+  OUT=$SCRATCH/$1.out
+  start_muster "$OUT" --job-id "$JOB" --run-dir "$SCRATCH/$1" -w "node[1-$NODES]" --nproc-per-node "$PER_NODE" \
+    "${CONTAINER_ARGS[@]}" -- sh -c 'echo up; sleep 100 & wait'
+  wait_until 30 eval '(($(grep -c "] up" "$OUT") == WORLD))' || fail "$1: job did not start: $(cat "$OUT")"
+}
+
+# lost_node_cleanup WHAT T0: the head exited non-zero naming node2; nothing of the job left anywhere 2 s later.
+lost_node_cleanup() {
+  local what=$1 t0=$2
+  wait_exit "$MUSTER_PID" 15
+  ((EXIT_RC != 0 && EXIT_RC != 124)) || fail "$what: head exit $EXIT_RC; output: $(cat "$OUT")"
+  assert_contains "$(cat "$OUT")" "node2" "$what: head output"
+  assert_clean "$JOB" 2
+  step "$what: head exited $EXIT_RC after $(fmt_ms "$(ms_between "$t0" "$EXIT_US")") s; no container and no job" \
+    "process $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s after the kill"
+}
+
+agent_killed() {
+  local agent t0
+  step "6b. kill -9 of the agent inside node2's container"
+  start_sleep_job agentkill
+  agent=$("$TESTBED" exec node2 pgrep -f '^/run/muster/ld.so --library-path /run/muster /run/muster/muster agent --nonce')
+  [[ $(grep -c . <<<"$agent") == 1 ]] || fail "6b. expected one agent in node2's container, got: '$agent'"
+  t0=$(now_us)
+  "$TESTBED" exec node2 kill -KILL "$agent"
+  lost_node_cleanup "6b. agent killed" "$t0"
+}
+
+ssh_killed() {
+  local client t0
+  step "6c. kill -9 of the head's ssh client to node2"
+  start_sleep_job sshkill
+  client=$(ps --ppid "$MUSTER_PID" -o pid=,args= | awk '/^ *[0-9]+ ssh .* node2 / {print $1}')
+  [[ $(grep -c . <<<"$client") == 1 ]] || fail "6c. expected one ssh client to node2: $(ps --ppid "$MUSTER_PID" -o pid=,args=)"
+  t0=$(now_us)
+  kill -KILL "$client"
+  lost_node_cleanup "6c. ssh client killed" "$t0"
+}
+
 existing_containers() {
   local job=ct-existing-$$ out=$SCRATCH/existing.out node t0 name=ct-svc
   step "7. --container $name: ranks inside running containers"
@@ -312,6 +356,8 @@ main() {
   per_node_torchrun
   worker_killed
   head_killed
+  agent_killed
+  ssh_killed
   existing_containers
   doctor_images
   node_killed  # last: a dead node needs a new testbed
