@@ -149,7 +149,8 @@ int enter_container(const ContainerSpec& spec, const std::vector<std::string>& a
   } else {
     auto gpus = gpu_flags(*runtime, spec.gpus, gather_gpu_facts());
     if (!gpus) return fail(gpus.error().message);
-    argv = run_agent_argv(*runtime, spec, *files, *gpus, env, agent_args);
+    bool tty = posix::is_terminal(0) || posix::is_terminal(1) || posix::is_terminal(2);
+    argv = run_agent_argv(*runtime, spec, *files, *gpus, env, agent_args, tty);
   }
   return fail(posix::exec_program(argv).message);
 }

@@ -38,7 +38,7 @@ std::vector<std::string> env_names_to_pass(const std::vector<std::string>& wante
 std::vector<std::string> run_agent_argv(Runtime runtime, const ContainerSpec& spec, const AgentFiles& files,
                                         const std::vector<std::string>& gpu_flags,
                                         const std::vector<std::string>& env,
-                                        const std::vector<std::string>& agent_args) {
+                                        const std::vector<std::string>& agent_args, bool stdio_is_tty) {
   const std::string dir(kAgentDirInContainer);
   std::vector<std::string> argv = {runtime_name(runtime), "run", "--rm", "-i", "--init"};
   if (!spec.name.empty()) argv.insert(argv.end(), {"--name", spec.name});
@@ -52,7 +52,8 @@ std::vector<std::string> run_agent_argv(Runtime runtime, const ContainerSpec& sp
   argv.insert(argv.end(), {"--pull", spec.pull});
   // podman: the container gets the client's own stdin/stdout/stderr; docker has no such driver, and `none`
   // keeps dockerd from writing every byte of output to a json log file as well.
-  argv.insert(argv.end(), {"--log-driver", runtime == Runtime::podman ? "passthrough" : "none"});
+  bool passthrough = runtime == Runtime::podman && !stdio_is_tty;
+  argv.insert(argv.end(), {"--log-driver", passthrough ? "passthrough" : "none"});
   for (const auto& limit : spec.ulimits) argv.insert(argv.end(), {"--ulimit", limit.flag_value()});
   argv.insert(argv.end(), gpu_flags.begin(), gpu_flags.end());
   for (const auto& mount : spec.mounts) {

@@ -44,11 +44,13 @@ std::vector<std::string> env_names_to_pass(const std::vector<std::string>& wante
                                            const std::vector<std::string>& environment);
 
 // `<runtime> run --rm -i --init ... IMAGE <agent_command>` (see the file comment). `gpu_flags` come from
-// gpu_flags(); `env` are the names of spec.pass_env that the node's environment holds.
+// gpu_flags(); `env` are the names of spec.pass_env that the node's environment holds. `stdio_is_tty`: the
+// agent's stdio include a terminal (srun --unbuffered gives the task's stdout a pty), which podman's passthrough
+// driver refuses; podman then attaches through conmon with `--log-driver none` (still nothing written to disk).
 std::vector<std::string> run_agent_argv(Runtime runtime, const ContainerSpec& spec, const AgentFiles& files,
                                         const std::vector<std::string>& gpu_flags,
                                         const std::vector<std::string>& env,
-                                        const std::vector<std::string>& agent_args);
+                                        const std::vector<std::string>& agent_args, bool stdio_is_tty = false);
 
 // `<runtime> exec -i [-e NAME]... CONTAINER <agent_command in dir>`: the agent joins a running container.
 std::vector<std::string> exec_agent_argv(Runtime runtime, const ContainerSpec& spec, std::string_view dir,

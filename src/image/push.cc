@@ -69,6 +69,26 @@ Result<std::string> cached_archive(container::Runtime runtime, const PushOptions
   return archive;
 }
 
+// Keeps only `id`'s archive in the cache: it is there to push the same image to more nodes later, and an image
+// archive is as large as the image. Other entries are directories named by image ids (64 hex digits).
+void prune_other_archives(const std::string& id) {
+  std::string root = posix::user_cache_dir() + "/muster/images";
+  auto dir = posix::Dir::open(root);
+  if (!dir) return;
+  auto names = dir->names();
+  if (!names) return;
+  for (const auto& name : *names) {
+    bool image_id = name.size() == 64 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!image_id || name == id) continue;
+    if (auto entry = dir->open_dir(name)) {
+      if (auto files = entry->names()) {
+        for (const auto& file : *files) (void)entry->remove(file, false);
+      }
+    }
+    (void)dir->remove(name, true);
+  }
+}
+
 // The same connection settings for some of the nodes only (by destination, user@host).
 head::ConnectOptions only(const head::ConnectOptions& all, const std::vector<std::string>& destinations) {
   head::ConnectOptions some = all;
@@ -213,6 +233,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
       fmt::print(stderr, "muster: {}: {}\n", node.node, node.error);
     }
   }
+  prune_other_archives(report.id);
   if (!failed.empty()) {
     return make_error(ErrorKind::remote, "muster image push: {} of {} nodes do not have {} ({})", failed.size(),
                       names.size(), options.image, joined(failed));

@@ -3,7 +3,7 @@
 //   1. the image's id here (`podman|docker image inspect`) and on every node (`muster node image`): nodes that
 //      already hold the same id are skipped, nodes holding another image under the name are named;
 //   2. `save` to an archive in ~/.cache/muster/images/<id>/ (once per id: the archive of an id is always the
-//      same bytes), unless already there;
+//      same bytes), unless already there; only the last image pushed keeps its archive there;
 //   3. the archive goes to the nodes that need it with `muster sync`'s machinery: read once, relay chain from 3
 //      nodes on (each link crossed once), hash-verified on every node, progress on the terminal;
 //   4. `load` on those nodes in parallel, each checking the id it then holds, and the archives removed.

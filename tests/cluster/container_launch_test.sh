@@ -15,12 +15,16 @@
 #      node3, and 2 s later no container and no job process is left on any node (the bare-metal limits of
 #      launch_teardown_test.sh).
 #   6. kill -9 of the head: within 2 s no container and no job process on any node (launch_orphans_test.sh).
-#   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client to node2: the head exits
-#      non-zero naming node2, and within 2 s no container and no job process is left on any node.
+#   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client to node2: within 2 s no
+#      job process is left on any node, the head exits non-zero naming node2, and no container is left.
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
 #      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
 #   8. doctor --container-image: node2 without the image and node3 holding another image under the name are
 #      both named (exit 2); push repairs both (node3's image replaced) and doctor then passes the check.
+#   8b. Slurm (`testbed slurm up`): `salloc -N3 muster launch --container-image` (the srun transport: the task's
+#      stdout is a pty there, so podman attaches through conmon instead of passthrough) runs DDP 3 x 2 with
+#      identical checksums and the job's SLURM_JOB_ID inside; `scancel` of a running job leaves no container and
+#      no job process within 5 s.
 #   9. kill-node node3 (--heartbeat-timeout 3): the head exits non-zero naming node3 within 5 s, and no
 #      container or job process is left on node1 and node2 by then.
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces / podman / torch).
@@ -34,6 +38,12 @@ source "$(dirname "$0")/launch_lib.sh"
 # shellcheck source=container_lib.sh
 source "$(dirname "$0")/container_lib.sh"
 require_container_tools
+for tool in slurmctld slurmd munged salloc sbatch scancel; do
+  command -v "$tool" >/dev/null && continue
+  [[ ${MUSTER_REQUIRE_CLUSTER:-0} != 1 ]] || fail "missing $tool (scripts/install-deps installs slurm-wlm, munge)"
+  echo "SKIP: $TEST_NAME: missing $tool (scripts/install-deps installs slurm-wlm, munge)" >&2
+  exit 77
+done
 
 readonly NODES=3 PER_NODE=2 WORLD=6 HB_TIMEOUT_S=3
 readonly KILL_BOUND_MS=5000 LOST_BOUND_MS=$(((HB_TIMEOUT_S + 2) * 1000))
@@ -239,15 +249,18 @@ start_sleep_job() {
   wait_until 30 eval '(($(grep -c "] up" "$OUT") == WORLD))' || fail "$1: job did not start: $(cat "$OUT")"
 }
 
-# lost_node_cleanup WHAT T0: the head exited non-zero naming node2; nothing of the job left anywhere 2 s later.
+# lost_node_cleanup WHAT T0: no job process anywhere within 2 s of the kill (launch_orphans_test's bound), the
+# head exited non-zero naming node2, and no container is left 2 s after that.
 lost_node_cleanup() {
   local what=$1 t0=$2
+  assert_no_job_processes "$JOB" 2
+  step "$what: no job process on any node $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s after the kill"
   wait_exit "$MUSTER_PID" 15
   ((EXIT_RC != 0 && EXIT_RC != 124)) || fail "$what: head exit $EXIT_RC; output: $(cat "$OUT")"
   assert_contains "$(cat "$OUT")" "node2" "$what: head output"
   assert_clean "$JOB" 2
-  step "$what: head exited $EXIT_RC after $(fmt_ms "$(ms_between "$t0" "$EXIT_US")") s; no container and no job" \
-    "process $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s after the kill"
+  step "$what: head exited $EXIT_RC after $(fmt_ms "$(ms_between "$t0" "$EXIT_US")") s; no container" \
+    "$(fmt_ms "$(ms_between "$t0" "$(now_us)")") s after the kill"
 }
 
 agent_killed() {
@@ -324,6 +337,30 @@ doctor_images() {
   step "8. repaired: the same id on all 3 nodes"
 }
 
+slurm_in_containers() {
+  local out run=/tmp/ct-slurm-$$ lines job=ct-scancel-$$ t0 wrap
+  step "8b. Slurm: salloc -N$NODES muster launch --container-image"
+  out=$("$TESTBED" slurm up 2>&1) || fail "testbed slurm up: $out"
+  out=$("$TESTBED" exec node1 bash -c 'cd "$1" && shift && salloc -N"$1" --ntasks-per-node="$2" "${@:3}"' salloc-ct \
+    "$REPO" "$NODES" "$PER_NODE" "$MUSTER" launch "${CONTAINER_ARGS[@]}" --run-dir "$run" \
+    -- sh -c 'echo "slurm job $SLURM_JOB_ID"; exec python3 examples/ddp_train.py --steps 5' 2>&1) ||
+    fail "8b. DDP in containers under salloc failed: $out"
+  mapfile -t lines < <(grep -ohE "$CHECKSUM_RE" <<<"$out" || true)
+  check_checksums "8b. salloc DDP" "${lines[@]}"
+  [[ $out =~ \]\ slurm\ job\ [0-9]+ ]] || fail "8b. SLURM_JOB_ID not set inside the containers: $out"
+  wrap=$(printf '%q ' "$MUSTER" launch "${CONTAINER_ARGS[@]}" --job-id "$job" --run-dir "$run-b" \
+    -- sh -c 'echo up; sleep 100 & wait')
+  "$TESTBED" exec node1 bash -c 'cd "$1" && sbatch -N"$2" --ntasks-per-node="$3" -o "$4" --wrap "$5"' sbatch-ct \
+    "$REPO" "$NODES" "$PER_NODE" "/tmp/ct-sbatch-$$.out" "$wrap" >/dev/null || fail "8b. sbatch failed"
+  wait_until 60 eval '(($(count_job_processes "$job") == 2 * WORLD))' ||
+    fail "8b. the batch job's ranks did not start: $(all_job_processes "$job")"
+  t0=$(now_us)
+  "$TESTBED" exec node1 scancel -u root
+  assert_clean "$job" 5
+  step "8b. scancel: no container and no job process $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s later"
+  "$TESTBED" slurm down >/dev/null 2>&1 || true
+}
+
 node_killed() {
   local job=ct-killnode-$$ out=$SCRATCH/killnode.out t0 left
   step "9. kill-node node3 (heartbeat timeout ${HB_TIMEOUT_S}s)"
@@ -360,6 +397,7 @@ main() {
   ssh_killed
   existing_containers
   doctor_images
+  slurm_in_containers
   node_killed  # last: a dead node needs a new testbed
   step "PASS"
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace muster::container {
 namespace {
 
@@ -73,6 +75,13 @@ TEST(RunAgentArgv, PrivateShmNoLimitsPullAndExtraOptions) {
                               "localhost/muster-test:torch"});
   EXPECT_EQ(run_agent_argv(Runtime::podman, spec, files, {"--device", "nvidia.com/gpu=all"}, {}, kAgentArgs),
             expected);
+}
+
+TEST(RunAgentArgv, PodmanOnATerminalAttachesThroughConmon) {
+  auto argv = run_agent_argv(Runtime::podman, job_spec(), node_files(), {}, {}, kAgentArgs, /*stdio_is_tty=*/true);
+  auto driver = std::find(argv.begin(), argv.end(), "--log-driver");
+  ASSERT_NE(driver, argv.end());
+  EXPECT_EQ(*(driver + 1), "none");
 }
 
 TEST(ExecAgentArgv, JoinsTheRunningContainer) {
