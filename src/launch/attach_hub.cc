@@ -24,9 +24,14 @@ std::string AttachHub::encode(const nlohmann::json& event) const {
 }
 
 void AttachHub::attach(int client) {
-  clients_.insert(client);
   control_.send_line(client, encode(hello_));
   for (const auto& line : recent_) control_.send_line(client, line);
+  if (ended_) {  // attached while the head was saying goodbye: the end at once
+    control_.send_line(client, encode({{"e", "end"}, {"code", *ended_}}));
+    control_.close_when_flushed(client);
+    return;
+  }
+  clients_.insert(client);
 }
 
 void AttachHub::forget(int client) { clients_.erase(client); }
@@ -78,6 +83,7 @@ void AttachHub::end_of_stream(const logs::Source& source) {
 void AttachHub::notice(std::string_view text) { send({{"e", "notice"}, {"t", text}}, true); }
 
 void AttachHub::end(int exit_code) {
+  ended_ = exit_code;
   std::string line = encode({{"e", "end"}, {"code", exit_code}});
   for (int client : clients_) {
     control_.send_line(client, line);

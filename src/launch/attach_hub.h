@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -58,6 +59,7 @@ class AttachHub final : public logs::LineTap {
   std::set<int> clients_;
   std::deque<std::string> recent_;  // encoded lines and notices, for a client that attaches later
   std::vector<std::string> notices_;
+  std::optional<int> ended_;  // the job's exit code once end() was called
 };
 
 }  // namespace muster::launch

@@ -91,7 +91,7 @@ Result<HeadReport> wait_for_report(posix::Process& head, int pipe) {
   return HeadReport{in, interrupts > 0};
 }
 
-Result<int> wait_for_start(posix::Process& head, int pipe, const std::string& run_dir) {
+Result<int> wait_for_start(posix::Process& head, int pipe, const std::string& run_dir, bool quiet) {
   std::string head_log = run_dir + "/head.log";
   auto report = wait_for_report(head, pipe);
   if (!report) return report.error();
@@ -105,10 +105,12 @@ Result<int> wait_for_start(posix::Process& head, int pipe, const std::string& ru
     std::string job_id = line.value("job_id", "");
     fmt::print("{}\n", job_id);
     std::fflush(stdout);
-    fmt::print(stderr,
-               "muster: job {} runs in the background (logs in {}): muster attach {} | muster logs {} -f | "
-               "muster stop {}\n",
-               job_id, line.value("run_dir", run_dir), job_id, job_id, job_id);
+    if (!quiet) {
+      fmt::print(stderr,
+                 "muster: job {} runs in the background (logs in {}): muster attach {} | muster logs {} -f | "
+                 "muster stop {}\n",
+                 job_id, line.value("run_dir", run_dir), job_id, job_id, job_id);
+    }
     return report->interrupted ? 128 + SIGINT : 0;  // interrupted while it started: it is stopped now
   }
   head.wait();
@@ -144,7 +146,7 @@ Result<int> run_detached(LaunchOptions options) {
   }
   log->reset();
   pipe->write.reset();
-  return wait_for_start(**forked, pipe->read.get(), run_dir);
+  return wait_for_start(**forked, pipe->read.get(), run_dir, options.quiet);
 }
 
 }  // namespace muster::launch

@@ -1,27 +1,32 @@
 #include "posix/detach.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace muster::posix {
 namespace {
 
-// Closes every descriptor >= 3 that is not in `keep` (sorted).
-void close_all_but(std::vector<int> keep) {
-  std::sort(keep.begin(), keep.end());
-  unsigned first = 3;
-  for (int fd : keep) {
-    if (fd < 3) continue;
-    if (static_cast<unsigned>(fd) > first) ::close_range(first, static_cast<unsigned>(fd) - 1, 0);
-    first = static_cast<unsigned>(fd) + 1;
+// Closes every descriptor >= 3 that this process inherited (not close-on-exec: muster opens everything
+// close-on-exec, and so does the C library for its own) and that is not in `keep`.
+void close_inherited(const std::vector<int>& keep) {
+  std::vector<int> inherited;
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return;
+  while (dirent* entry = ::readdir(dir)) {
+    int fd = std::atoi(entry->d_name);
+    if (fd < 3 || fd == ::dirfd(dir) || std::find(keep.begin(), keep.end(), fd) != keep.end()) continue;
+    int flags = ::fcntl(fd, F_GETFD);
+    if (flags >= 0 && (flags & FD_CLOEXEC) == 0) inherited.push_back(fd);
   }
-  ::close_range(first, ~0U, 0);
+  ::closedir(dir);
+  for (int fd : inherited) ::close(fd);
 }
 
 bool become_detached(int output_fd, const std::vector<int>& keep) {
@@ -32,7 +37,7 @@ bool become_detached(int output_fd, const std::vector<int>& keep) {
   int dev_null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (dev_null < 0) return false;
   bool ok = ::dup2(dev_null, 0) == 0 && ::dup2(output_fd, 1) == 1 && ::dup2(output_fd, 2) == 2;
-  close_all_but(keep);
+  close_inherited(keep);
   return ok;
 }
 

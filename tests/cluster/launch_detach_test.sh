@@ -54,10 +54,21 @@ training() {
 }
 all_ranks_stepping() { local r; for ((r = 0; r < WORLD; r++)); do (($(last_step "$1" "$r") >= 0)) || return 1; done; }
 
+# On exit (a failed assertion): no detached head of this test keeps running (its agents then stop their ranks).
+DETACHED_RUNS=()
+kill_detached_heads() {
+  local run pid
+  for run in "${DETACHED_RUNS[@]}"; do
+    pid=$(record_field "$run" pid 2>/dev/null) || continue
+    [[ $(record_field "$run" ended_unix_ms 2>/dev/null) == 0 ]] && kill -KILL "$pid" 2>/dev/null || true
+  done
+}
+
 # detach_job NAME: the DDP job launched with --detach from a shell on a pseudo-terminal that then exits.
 detach_job() {
   JOB=detach-$1-$$
   RUN=$SCRATCH/$1
+  DETACHED_RUNS+=("$RUN")
   local rc=0
   python3 "$ON_PTY" "$SCRATCH/$1.launch.out" 120 -- bash --norc --noprofile -c '"$@"; echo "shell exits ($?)"' \
     launch-shell env XDG_CACHE_HOME="$MUX_HOME" "$MUSTER" launch --detach --job-id "$JOB" --run-dir "$RUN" \
@@ -151,7 +162,7 @@ try:
     s.sendall(b"{\"op\": \"status\"}\n")
     s.settimeout(10)
     answer = s.recv(4096)
-except ConnectionResetError:
+except (BrokenPipeError, ConnectionResetError):  # closed before or after the request arrived
     answer = b""
 print("answer:", answer.decode() if answer else "none, closed")'
   out=$(cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c "$probe" "$socket" 2>&1)
@@ -192,6 +203,7 @@ main() {
   require_torch
   command -v setpriv >/dev/null || fail "setpriv (util-linux) is needed"
   launch_setup "$NODES"
+  add_cleanup kill_detached_heads  # runs before launch_setup's hooks remove SCRATCH
   export XDG_STATE_HOME=$SCRATCH/state  # this test's own job registry
   detached_ddp
   head_sigkill

@@ -25,6 +25,19 @@ export XDG_STATE_HOME=$WORK/state  # a job registry of this test's own
 export XDG_CACHE_HOME=$WORK/cache
 ON_PTY=$LOCAL_TEST_DIR/on_pty.py
 
+# On exit (a failed assertion): no detached head of this test keeps running (lib.sh's cleanup kills the ranks).
+kill_detached_heads() {
+  local id record pid
+  for id in "${JOB_IDS[@]}"; do
+    record=$WORK/muster-runs/$id/job.json
+    [[ -f $record ]] || continue
+    pid=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["pid"] if not r["ended_unix_ms"] else "")' \
+      "$record" 2>/dev/null) || continue
+    [[ -z $pid ]] || kill -KILL "$pid" 2>/dev/null || true
+  done
+}
+trap 'rc=$?; kill_detached_heads; (exit $rc); cleanup_local_test' EXIT
+
 # record_field JOB FIELD: a field of the job's record (job.json in its run directory).
 record_field() {
   python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "muster-runs/$1/job.json" "$2"
