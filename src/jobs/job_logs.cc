@@ -8,6 +8,7 @@
 
 #include "logs/rank_filter.h"
 #include "posix/clock.h"
+#include "posix/dir_watch.h"
 #include "posix/fd.h"
 #include "posix/file.h"
 #include "posix/poller.h"
@@ -16,7 +17,7 @@ namespace muster::jobs {
 namespace {
 
 constexpr int kStdout = 1;
-constexpr int kFollowIntervalMs = 200;
+constexpr int kFollowIntervalMs = 200;  // without inotify events (NFS), or to notice the job's end
 constexpr size_t kReadBytes = 256 * 1024;
 
 // One rank's log file, read from where the previous read ended.
@@ -153,13 +154,21 @@ Result<int> run_logs(const LogsOptions& options) {
     if (auto printed = print_new(readers, raw, true); !printed) return printed.error();
     return 0;
   }
-  auto poller = posix::Poller::create();  // waits on nothing: the follow interval
+  auto poller = posix::Poller::create();
   if (!poller) return poller.error();
+  auto watch = posix::DirWatch::open(job->run_dir);  // a line is printed as it reaches its file, as tail -F does
+  if (watch) (void)poller->add(watch->fd(), posix::poll_readable, 0);
+  int64_t next_check = 0;
   while (true) {
-    bool running = job_running(*job);  // before reading: what an ended job wrote is all there by then
+    bool running = true;
+    if (posix::monotonic_ms() >= next_check) {  // at most once an interval, however fast the ranks write
+      running = job_running(*job);  // before reading: what an ended job wrote is all there by then
+      next_check = posix::monotonic_ms() + kFollowIntervalMs;
+    }
     if (auto printed = print_new(readers, raw, !running); !printed) return printed.error();
     if (!running) return 0;
-    if (auto waited = poller->wait(kFollowIntervalMs); !waited) return waited.error();
+    if (auto waited = poller->wait(posix::timeout_until(next_check)); !waited) return waited.error();
+    if (watch) watch->drain();
   }
 }
 
