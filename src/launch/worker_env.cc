@@ -51,7 +51,10 @@ std::string format_worker_envs(const LaunchOptions& options) {
     listings.push_back(make_env_listing(fmt::format("node {} ({})", node.node_rank, node.host.name), processes));
   }
   std::string text = format_env_listing(listings);
-  if (options.transport == transport::TransportKind::local) {
+  if (options.container) {
+    text += "# in containers: workers get this on top of the image's own environment (not the node's), plus\n"
+            "# SLURM_* and CUDA_VISIBLE_DEVICES where the node's Slurm step sets them.\n";
+  } else if (options.transport == transport::TransportKind::local) {
     text += "# local transport: workers also inherit this machine's environment (as torchrun's do);\n"
             "# the list above is what muster sets or propagates, and all that travels to remote nodes.\n";
   }
