@@ -155,6 +155,10 @@ std::string AgentSession::diagnostics() const {
 
 void AgentSession::close(const std::string& why) {
   if (state_ == State::closed) return;
+  // A session on an ssh master ends with its control connection (the master then closes the agent's side); one
+  // that never started may say why on it.
+  std::string refusal = transport::end_failed_master_session(process_, state_ == State::connecting ? 200 : 0);
+  if (!refusal.empty()) stderr_text_ += refusal + "\n";
   state_ = State::closed;
   failure_ = why;
   process_.to_agent.reset();
@@ -162,11 +166,11 @@ void AgentSession::close(const std::string& why) {
 }
 
 void AgentSession::kill_transport(int signal) {
-  if (!reaped_) (void)process_.process.signal(signal);
+  if (!reaped_) transport::end_transport(process_, signal);
 }
 
 bool AgentSession::transport_reaped() {
-  if (!reaped_ && process_.process.try_wait()) reaped_ = true;
+  if (!reaped_ && transport::transport_ended(process_)) reaped_ = true;
   return reaped_;
 }
 

@@ -1,6 +1,7 @@
 #include "posix/fd.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,6 +82,15 @@ Result<Fd> open_dev_null() {
   int fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (fd < 0) return make_error(ErrorKind::io, "cannot open /dev/null: {}", std::strerror(errno));
   return Fd(fd);
+}
+
+Result<bool> wait_readable(int fd, int timeout_ms) {
+  pollfd entry{fd, POLLIN, 0};
+  for (;;) {
+    int ready = ::poll(&entry, 1, timeout_ms);
+    if (ready >= 0) return ready > 0;
+    if (errno != EINTR) return make_error(ErrorKind::io, "poll: {}", std::strerror(errno));
+  }
 }
 
 }  // namespace muster::posix

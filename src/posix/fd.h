@@ -67,6 +67,10 @@ Result<void> write_all(int fd, std::string_view data);
 // For blocking fds: reads until EOF (EAGAIN counts as a failure here).
 Result<std::string> read_to_end(int fd);
 
+// Waits up to `timeout_ms` until `fd` is readable (or at EOF / in error): true if so, false on timeout. For the
+// rare short waits outside an event loop (a refusal an ssh master sends: transport/ssh_master.h).
+Result<bool> wait_readable(int fd, int timeout_ms);
+
 // /dev/null opened read-write, close-on-exec: stdio for a child that must not hold its parent's.
 Result<Fd> open_dev_null();
 

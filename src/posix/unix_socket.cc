@@ -72,4 +72,33 @@ Result<Fd> connect_unix(const std::string& path) {
   return sock;
 }
 
+bool peer_is_same_user(int sock) {
+  ucred peer{};
+  socklen_t length = sizeof(peer);
+  return ::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 && peer.uid == ::geteuid();
+}
+
+Result<void> send_fd(int sock, int fd) {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof(control);
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &fd, sizeof(int));
+  for (;;) {
+    ssize_t sent = ::sendmsg(sock, &message, MSG_NOSIGNAL);
+    if (sent == 1) return {};
+    if (sent < 0 && errno == EINTR) continue;
+    return make_error(ErrorKind::io, "cannot pass a descriptor over a unix socket: {}",
+                      sent < 0 ? std::strerror(errno) : "short write");
+  }
+}
+
 }  // namespace muster::posix

@@ -23,4 +23,11 @@ Result<Fd> accept_unix(int listener);
 // Connects to `path` (blocking connect, then non-blocking); ErrorKind::unreachable when nothing listens there.
 Result<Fd> connect_unix(const std::string& path);
 
+// Whether the process at the other end of a connected unix socket runs as this process's user (SO_PEERCRED).
+bool peer_is_same_user(int sock);
+
+// Passes `fd` over a connected unix socket: one data byte with the descriptor as SCM_RIGHTS (OpenSSH's
+// mm_send_fd convention, which its ControlMaster expects: transport/ssh_master.h).
+Result<void> send_fd(int sock, int fd);
+
 }  // namespace muster::posix

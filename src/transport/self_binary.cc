@@ -2,36 +2,83 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <utility>
 
 #include <fmt/core.h>
 #define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
 #include <xxhash.h>
 
 #include "posix/exec.h"
+#include "posix/file.h"
+#include "posix/private_dir.h"
 #include "transport/transport.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 namespace muster::transport {
+
+namespace {
+
+// Hashing the 3-7 MB executable (SHA-256 above all) cost the head ~7 ms of CPU on every command on the testbed's
+// machine. Both hashes are kept in the user's private cache directory with the file's identity (device, inode,
+// size, mtime, ctime: any write or chmod changes the ctime), as the nodes keep their muster.checked stamp, and
+// reused while the identity is unchanged. Without a cache directory they are computed every time.
+std::string identity_of(const posix::FileStat& st) {
+  return fmt::format("{} {} {} {} {}", st.device, st.inode, st.size, st.mtime_ns, st.ctime_ns);
+}
+
+std::string cache_file() {
+  auto dir = posix::make_private_dir(posix::user_cache_dir(), "muster");
+  return dir ? *dir + "/self-binary" : std::string();
+}
+
+// "<identity> <xxh3> <sha256>" from the cache when its identity is `identity`.
+std::optional<std::pair<std::string, std::string>> cached_hashes(const std::string& file, const std::string& identity) {
+  if (file.empty()) return std::nullopt;
+  auto text = posix::read_text_file(file);
+  if (!text || !text->starts_with(identity + " ")) return std::nullopt;
+  std::string_view rest = trim(std::string_view(*text).substr(identity.size() + 1));
+  if (rest.size() != 16 + 1 + 64 || rest[16] != ' ') return std::nullopt;
+  return std::make_pair(std::string(rest.substr(0, 16)), std::string(rest.substr(17)));
+}
+
+}  // namespace
 
 Result<SelfBinary> self_binary() {
   // The program, also when it runs under an explicit loader (the agent in a container: posix/exec.h).
   std::filesystem::path path = posix::self_program_path();
   if (path.empty()) return make_error(ErrorKind::io, "cannot find muster's own executable (/proc/self/exe)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), std::strerror(errno));
+  auto fd = posix::open_read(path.string(), /*no_follow=*/false);
+  if (!fd) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), fd.error().message);
+  auto st = posix::stat_fd(fd->get());
+  if (!st) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), st.error().message);
+  std::string identity = identity_of(*st);
+  std::string cache = cache_file();
+  if (auto hashes = cached_hashes(cache, identity)) return SelfBinary{path.string(), hashes->first, st->size, hashes->second};
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
   Sha256 sha256;
-  char buffer[1 << 16];
+  std::string buffer(1 << 16, '\0');
   uint64_t size = 0;
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    XXH3_64bits_update(state, buffer, static_cast<size_t>(in.gcount()));
-    sha256.update(std::string_view(buffer, static_cast<size_t>(in.gcount())));
-    size += static_cast<uint64_t>(in.gcount());
+  while (true) {
+    auto got = posix::read_full(fd->get(), buffer);
+    if (!got) {
+      XXH3_freeState(state);
+      return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), got.error().message);
+    }
+    if (*got == 0) break;
+    XXH3_64bits_update(state, buffer.data(), *got);
+    sha256.update(std::string_view(buffer.data(), *got));
+    size += *got;
   }
   uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
-  return SelfBinary{path.string(), fmt::format("{:016x}", hash), size, sha256.hex_digest()};
+  SelfBinary self{path.string(), fmt::format("{:016x}", hash), size, sha256.hex_digest()};
+  if (!cache.empty() && size == st->size) {
+    (void)posix::write_file_atomic(cache, fmt::format("{} {} {}\n", identity, self.build_id, self.sha256), 0600);
+  }
+  return self;
 }
 
 Result<std::string> read_self_binary(const SelfBinary& binary) {

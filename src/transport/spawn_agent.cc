@@ -22,7 +22,7 @@ Result<AgentProcess> spawn_with_pipes(const std::vector<std::string>& argv, int 
   options.new_session = new_session;
   auto process = posix::spawn(options);
   if (!process) return process.error();
-  return AgentProcess{std::move(*process), std::move(in->write), std::move(out->read), std::move(err->read)};
+  return AgentProcess{std::move(*process), std::move(in->write), std::move(out->read), std::move(err->read), {}};
 }
 
 }  // namespace muster::transport

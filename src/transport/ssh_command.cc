@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "transport/ssh_kex.h"
+#include "util/sha256.h"
 #include "util/shell_quote.h"
 
 namespace muster::transport {
@@ -65,6 +66,13 @@ std::string remote_agent_command(const SelfBinary& binary, const std::vector<std
   return shell_join(words);
 }
 
+std::string control_path(const SshOptions& options, const std::string& destination) {
+  if (!options.multiplex || options.control_dir.empty()) return "";
+  std::string key = destination + '\0' + options.config_file;
+  for (const auto& extra : options.extra_options) key += '\0' + extra;
+  return options.control_dir + "/" + sha256_hex(key).substr(0, 24);
+}
+
 std::vector<std::string> ssh_argv(const SshOptions& options, const std::string& destination,
                                   const std::string& remote_command) {
   std::vector<std::string> argv = {"ssh", "-T", "-x"};
@@ -89,7 +97,7 @@ std::vector<std::string> ssh_argv(const SshOptions& options, const std::string& 
   option("ServerAliveCountMax=3");
   if (options.multiplex && !options.control_dir.empty()) {
     option("ControlMaster=auto");
-    option("ControlPath=" + options.control_dir + "/%C");
+    option("ControlPath=" + control_path(options, destination));
     option(fmt::format("ControlPersist={}", options.control_persist_s));
   }
   // OpenSSH's default order puts ChaCha20 first; AES-GCM runs in hardware (AES-NI, ARMv8 crypto) at several

@@ -20,6 +20,11 @@ const std::string& bootstrap_script();
 // shell.
 std::string remote_agent_command(const SelfBinary& binary, const std::vector<std::string>& agent_args);
 
+// The ControlPath of muster's master for `destination` with these options: the control directory and a hash of
+// the destination, the config file and the user's -o options (not ssh's %C, which needs ssh's own reading of the
+// config), so muster can find its masters without asking ssh (ssh_master.h). Empty without multiplexing.
+std::string control_path(const SshOptions& options, const std::string& destination);
+
 // The full argv: ssh, its options, the destination, the remote command.
 std::vector<std::string> ssh_argv(const SshOptions& options, const std::string& destination,
                                   const std::string& remote_command);

@@ -6,6 +6,7 @@
 #include "transport/spawn_agent.h"
 #include "transport/ssh_command.h"
 #include "transport/ssh_kex.h"
+#include "transport/ssh_master.h"
 #include "transport/transport.h"
 
 namespace muster::transport {
@@ -37,16 +38,23 @@ class SshTransport final : public Transport {
       options_.multiplex = !dir->empty();
       control_checked_ = true;
     }
-    auto argv = ssh_argv(options_, target.destination, remote_agent_command(binary_, target.agent_args));
+    std::string command = remote_agent_command(binary_, target.agent_args);
+    if (options_.multiplex) {
+      if (auto session = open_master_session(control_path(options_, target.destination), command)) return std::move(*session);
+    }
+    auto argv = ssh_argv(options_, target.destination, command);
     // SIGTERM (not KILL): a dying head takes its ssh clients along, and they close their sessions cleanly.
     return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
   }
   std::optional<Result<AgentProcess>> restart(const AgentTarget& target, std::string_view diagnostics) override {
-    if (!kex_algorithms(options_.kex) || sets_kex(options_.extra_options) || !kex_refused(diagnostics)) {
+    SshOptions own = options_;
+    if (diagnostics.find(kMasterRefused) != std::string_view::npos) {
+      own.multiplex = false;  // a connection of its own, beside the master that is full
+    } else if (kex_algorithms(options_.kex) && !sets_kex(options_.extra_options) && kex_refused(diagnostics)) {
+      own.kex = kKexDefault;
+    } else {
       return std::nullopt;
     }
-    SshOptions own = options_;
-    own.kex = kKexDefault;
     auto argv = ssh_argv(own, target.destination, remote_agent_command(binary_, target.agent_args));
     return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
   }

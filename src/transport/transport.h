@@ -27,11 +27,24 @@ Result<SelfBinary> self_binary();
 Result<std::string> read_self_binary(const SelfBinary& binary);
 
 struct AgentProcess {
-  posix::Process process;  // the agent (local) or the ssh/srun client carrying it
+  posix::Process process;  // the agent (local) or the ssh/srun client carrying it; none for a master session
   posix::Fd to_agent;      // the agent's stdin
   posix::Fd from_agent;    // the agent's stdout
   posix::Fd agent_stderr;  // the agent's (and the ssh client's) stderr
+  // A session opened directly on an ssh ControlMaster (ssh_master.h): its control connection. The session lasts
+  // as long as it is open; closing it ends the session (the agent sees EOF).
+  posix::Fd master_control;
 };
+
+// Ends what carries the agent: `signal` to the client's process group, or a master session's control connection
+// closed (any signal: the session ends).
+void end_transport(AgentProcess& process, int signal);
+// Whether nothing of the transport is left on this machine: the client reaped (never blocks), or a master
+// session's control connection closed.
+bool transport_ended(AgentProcess& process);
+// A master session that failed before the agent answered: the master's reason ("the ssh master refused the
+// session: ..."), waiting up to `wait_ms` for it; then the session is ended. "" for a client process.
+std::string end_failed_master_session(AgentProcess& process, int wait_ms);
 
 struct AgentTarget {
   std::string node;         // the node's name as the user wrote it (shown in messages)
