@@ -20,7 +20,8 @@
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
 #      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
 #   8. doctor --container-image: node2 without the image and node3 holding another image under the name are
-#      both named (exit 2); push repairs both (node3's image replaced) and doctor then passes the check.
+#      both named (exit 2), and `launch --preflight` starts nothing; push repairs both (node3's image replaced)
+#      and doctor then passes the check.
 #   8b. Slurm (`testbed slurm up`): `salloc -N3 muster launch --container-image` (the srun transport: the task's
 #      stdout is a pty there, so podman attaches through conmon instead of passthrough) runs DDP 3 x 2 with
 #      identical checksums and the job's SLURM_JOB_ID inside; `scancel` of a running job leaves no container and
@@ -325,7 +326,13 @@ doctor_images() {
   assert_contains "$(cat "$out")" "fix: muster image push $IMAGE_NAME -w node2" "doctor output"
   assert_contains "$(cat "$out")" "ERROR node3: $IMAGE_NAME differs: node3 has" "doctor output"
   assert_contains "$(cat "$out")" "node1 has ${IMAGE_ID:0:12}" "doctor output"
-  step "8. doctor named node2 (missing) and node3 (differs); pushing again"
+  rc=0
+  muster_launch --preflight --run-dir "$SCRATCH/preflight" -w "node[1-$NODES]" "${CONTAINER_ARGS[@]}" \
+    -- sh -c 'echo the-command-ran' >"$out" 2>&1 || rc=$?
+  ((rc != 0)) || fail "launch --preflight started a job with node2 lacking the image: $(cat "$out")"
+  assert_contains "$(cat "$out")" "$IMAGE_NAME is not on node2" "launch --preflight output"
+  [[ $(cat "$out") != *the-command-ran* ]] || fail "launch --preflight ran the command: $(cat "$out")"
+  step "8. doctor and launch --preflight named node2 (missing) and node3 (differs); pushing again"
   head_muster image push "$IMAGE_NAME" "${MUSTER_SSH[@]}" -w "node[1-$NODES]" >"$out" 2>&1 ||
     fail "repairing push failed: $(cat "$out")"
   assert_contains "$(cat "$out")" "2 of 3 nodes need it; already there: node1; replacing another image on node3" \
