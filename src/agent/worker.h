@@ -25,6 +25,7 @@ struct Worker {
   int64_t started_ms = 0;
   int64_t progress_mtime_ns = 0;  // the progress file's mtime when last looked at
   uint64_t oom_kills_at_start = 0;  // the node's OOM-kill count when it was spawned
+  bool out_grown = false, err_grown = false;  // the pipe got a larger buffer (agent.cc grow_pipe)
 
   bool pipes_closed() const { return !out.valid() && !err.valid(); }
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "posix/pipe.h"
 #include "protocol/codec.h"
 #include "transport/transport.h"
 
@@ -9,6 +10,8 @@ namespace muster::connection {
 namespace {
 
 constexpr size_t kMaxStderrKept = 64 * 1024;
+constexpr size_t kDefaultPipeBytes = 64u << 10;  // Linux's pipe buffer unless grown
+constexpr size_t kGrownPipeBytes = 1u << 20;
 
 std::string last_lines(std::string_view text, size_t max_bytes) {
   if (text.size() > max_bytes) text = text.substr(text.size() - max_bytes);
@@ -32,8 +35,11 @@ AgentSession::AgentSession(std::string node, transport::AgentProcess process, co
 }
 
 void AgentSession::on_stdout_readable(int64_t now_ms) {
-  char buffer[64 * 1024];
-  for (int round = 0; round < 16 && state_ != State::closed; ++round) {
+  // One buffer for every session: the loop that calls this is single-threaded, and what is read is consumed
+  // (decoded or kept by the FrameReader) before the next read. 256 KiB reads from a grown pipe, at most 1 MiB per
+  // event so the other nodes are served in turn.
+  static char buffer[256 * 1024];
+  for (int round = 0; round < 4 && state_ != State::closed; ++round) {
     auto got = posix::read_some(stdout_fd(), buffer);
     if (!got) return close(fmt::format("reading from the agent: {}", got.error().message));
     if (got->eof)
@@ -41,6 +47,12 @@ void AgentSession::on_stdout_readable(int64_t now_ms) {
                                                : "the agent's connection closed");
     if (got->would_block) return;
     last_heard_ms_ = now_ms;
+    if (got->bytes >= kDefaultPipeBytes && !pipe_grown_) {
+      // A full pipe: this agent streams (logs at full speed, sync acks of a chain). A larger pipe buffer lets its
+      // transport write in larger pieces and wakes this loop less often; refused beyond the user's pipe budget.
+      pipe_grown_ = true;
+      (void)posix::set_pipe_size(stdout_fd(), kGrownPipeBytes);
+    }
     std::string_view bytes(buffer, got->bytes);
     if (state_ == State::connecting) {
       on_preamble_bytes(bytes);
@@ -81,7 +93,7 @@ void AgentSession::on_preamble_bytes(std::string_view bytes) {
 void AgentSession::on_frame_bytes(std::string_view bytes) {
   frames_.feed(bytes);
   while (state_ != State::closed) {
-    auto frame = frames_.next();
+    auto frame = frames_.next_view();  // decoded straight from the reader's buffer: one copy of Output bytes
     if (!frame) return close(frame.error().message);
     if (!*frame) return;
     auto message = protocol::decode_agent((*frame)->type, (*frame)->payload);

@@ -83,6 +83,7 @@ class AgentSession {
   protocol::Hello hello_;
   State state_ = State::connecting;
   bool uploaded_ = false;
+  bool pipe_grown_ = false;  // the agent's stdout pipe got a larger buffer (a full read)
   bool have_hello_ = false;
   std::string stderr_text_;
   std::string failure_;

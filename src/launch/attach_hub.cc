@@ -25,7 +25,10 @@ std::string AttachHub::encode(const nlohmann::json& event) const {
 
 void AttachHub::attach(int client) {
   control_.send_line(client, encode(hello_));
-  for (const auto& line : recent_) control_.send_line(client, line);
+  for (size_t i = 0; i < recent_count_; ++i) {
+    const Recent& entry = recent_[(recent_next_ + kReplayLines - recent_count_ + i) % kReplayLines];
+    control_.send_line(client, encode(entry.notice ? notice_event(entry.text) : line_event(entry.source, entry.text)));
+  }
   if (ended_) {  // attached while the head was saying goodbye: the end at once
     control_.send_line(client, encode({{"e", "end"}, {"code", *ended_}}));
     control_.close_when_flushed(client);
@@ -36,12 +39,35 @@ void AttachHub::attach(int client) {
 
 void AttachHub::forget(int client) { clients_.erase(client); }
 
-void AttachHub::send(const nlohmann::json& event, bool replay) {
-  std::string line = encode(event);
-  if (replay) {
-    recent_.push_back(line);
-    if (recent_.size() > kReplayLines) recent_.pop_front();
+// Every line and notice is kept, as it came, for a client that attaches later; JSON only when one does. This runs
+// for every line of every rank (a million a second is what the head carries), so nothing here allocates once the
+// ring's strings have grown: the Recent slots are reused.
+void AttachHub::remember(bool notice, const logs::Source* source, std::string_view text) {
+  if (recent_.empty()) recent_.resize(kReplayLines);
+  Recent& slot = recent_[recent_next_];
+  slot.notice = notice;
+  if (source) {
+    slot.source.rank = source->rank;
+    slot.source.local_rank = source->local_rank;
+    slot.source.node_rank = source->node_rank;
+    slot.source.node.assign(source->node);
+    slot.source.stream = source->stream;
   }
+  slot.text.assign(text);
+  recent_next_ = (recent_next_ + 1) % kReplayLines;
+  if (recent_count_ < kReplayLines) ++recent_count_;
+}
+
+nlohmann::json AttachHub::line_event(const logs::Source& source, std::string_view text) {
+  auto event = source_event("line", source);
+  event["t"] = text;
+  return event;
+}
+
+nlohmann::json AttachHub::notice_event(std::string_view text) { return {{"e", "notice"}, {"t", text}}; }
+
+void AttachHub::send(const nlohmann::json& event) {
+  std::string line = encode(event);
   std::vector<int> gone, dropped;
   for (int client : clients_) {
     control_.send_line(client, line);
@@ -63,24 +89,26 @@ void AttachHub::send(const nlohmann::json& event, bool replay) {
 }
 
 void AttachHub::line(const logs::Source& source, std::string_view text) {
-  auto event = source_event("line", source);
-  event["t"] = text;
-  send(event, true);
+  remember(false, &source, text);
+  if (!clients_.empty()) send(line_event(source, text));
 }
 
 void AttachHub::progress(const logs::Source& source, std::string_view text, int64_t) {
   if (clients_.empty()) return;
   auto event = source_event("progress", source);
   event["t"] = text;
-  send(event, false);
+  send(event);
 }
 
 void AttachHub::end_of_stream(const logs::Source& source) {
   if (clients_.empty()) return;
-  send(source_event("eos", source), false);
+  send(source_event("eos", source));
 }
 
-void AttachHub::notice(std::string_view text) { send({{"e", "notice"}, {"t", text}}, true); }
+void AttachHub::notice(std::string_view text) {
+  remember(true, nullptr, text);
+  if (!clients_.empty()) send(notice_event(text));
+}
 
 void AttachHub::end(int exit_code) {
   ended_ = exit_code;

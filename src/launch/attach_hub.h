@@ -50,14 +50,23 @@ class AttachHub final : public logs::LineTap {
   std::vector<std::string> take_notices() { return std::exchange(notices_, {}); }
 
  private:
-  void send(const nlohmann::json& event, bool replay);
+  struct Recent {
+    bool notice = false;
+    logs::Source source;  // of a line
+    std::string text;
+  };
+  void remember(bool notice, const logs::Source* source, std::string_view text);
+  static nlohmann::json line_event(const logs::Source& source, std::string_view text);
+  static nlohmann::json notice_event(std::string_view text);
+  void send(const nlohmann::json& event);
   std::string encode(const nlohmann::json& event) const;
 
   JobControl& control_;
   nlohmann::json hello_;
   size_t max_backlog_;
   std::set<int> clients_;
-  std::deque<std::string> recent_;  // encoded lines and notices, for a client that attaches later
+  std::vector<Recent> recent_;  // a ring of the last kReplayLines lines and notices, for a client that attaches later
+  size_t recent_next_ = 0, recent_count_ = 0;
   std::vector<std::string> notices_;
   std::optional<int> ended_;  // the job's exit code once end() was called
 };

@@ -481,7 +481,7 @@ void Launcher::report(int exit_code) {
   } else if (gang_->failed()) {
     std::string text = "\nmuster: the job failed; exit status per rank:\n" + format_exit_table(*gang_, gang_plan_);
     int cause = *gang_->root_cause();
-    const auto& tail = mux_->tail(cause).lines();
+    const auto tail = mux_->tail(cause).lines();
     if (!tail.empty()) {
       text += fmt::format("\nlast lines of rank {} (full log: {}):\n", cause, rank_logs_->path(cause).string());
       for (const auto& line : tail) text += "  " + line + "\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <utility>
 
 namespace muster::logs {
@@ -21,8 +22,41 @@ LineSplitter::LineSplitter(size_t max_line_bytes) : max_line_bytes_(max_line_byt
   assert(max_line_bytes_ >= 8);
 }
 
+namespace {
+
+// Where the current segment ends: the first '\r' or '\n' (npos if neither). memchr runs vectorized; looking for
+// '\r' only before the first '\n' keeps a chunk of plain lines at one pass over each line.
+size_t find_break(std::string_view bytes) {
+  const void* newline = std::memchr(bytes.data(), '\n', bytes.size());
+  size_t end = newline ? static_cast<size_t>(static_cast<const char*>(newline) - bytes.data()) : bytes.size();
+  if (const void* cr = std::memchr(bytes.data(), '\r', end)) {
+    return static_cast<size_t>(static_cast<const char*>(cr) - bytes.data());
+  }
+  return newline ? end : std::string_view::npos;
+}
+
+class Collect final : public SplitHandler {
+ public:
+  void line(std::string_view text) override { events.emplace_back(Line{std::string(text)}); }
+  void progress(std::string_view text) override { events.emplace_back(Progress{std::string(text)}); }
+  std::vector<SplitEvent> events;
+};
+
+}  // namespace
+
 std::vector<SplitEvent> LineSplitter::feed(std::string_view bytes) {
-  std::vector<SplitEvent> out;
+  Collect out;
+  feed(bytes, out);
+  return std::move(out.events);
+}
+
+std::vector<SplitEvent> LineSplitter::flush() {
+  Collect out;
+  flush(out);
+  return std::move(out.events);
+}
+
+void LineSplitter::feed(std::string_view bytes, SplitHandler& out) {
   while (!bytes.empty()) {
     if (cr_pending_) {
       cr_pending_ = false;
@@ -33,7 +67,17 @@ std::vector<SplitEvent> LineSplitter::feed(std::string_view bytes) {
       }
       end_progress_segment();
     }
-    size_t stop = bytes.find_first_of("\r\n");
+    size_t stop = find_break(bytes);
+    if (stop != std::string_view::npos && bytes[stop] == '\n' && partial_.empty() && stop < max_line_bytes_) {
+      // A whole line inside this chunk: handed over where it lies (what end_line does, without the copy).
+      flush_progress(out);
+      out.line(bytes.substr(0, stop));
+      after_cr_ = false;
+      last_segment_bytes_ = 0;
+      partial_shown_ = false;
+      bytes.remove_prefix(stop + 1);
+      continue;
+    }
     append(bytes.substr(0, stop), out);
     if (stop == std::string_view::npos) break;
     if (bytes[stop] == '\n') {
@@ -45,11 +89,9 @@ std::vector<SplitEvent> LineSplitter::feed(std::string_view bytes) {
   }
   show_tentative_tail();
   flush_progress(out);
-  return out;
 }
 
-std::vector<SplitEvent> LineSplitter::flush() {
-  std::vector<SplitEvent> out;
+void LineSplitter::flush(SplitHandler& out) {
   if (cr_pending_) {
     cr_pending_ = false;
     end_progress_segment();
@@ -59,10 +101,9 @@ std::vector<SplitEvent> LineSplitter::flush() {
   after_cr_ = false;
   partial_shown_ = false;
   last_segment_bytes_ = 0;
-  return out;
 }
 
-void LineSplitter::append(std::string_view span, std::vector<SplitEvent>& out) {
+void LineSplitter::append(std::string_view span, SplitHandler& out) {
   if (!span.empty()) partial_shown_ = false;
   while (!span.empty()) {
     size_t take = std::min(span.size(), max_line_bytes_ - partial_.size());
@@ -73,7 +114,7 @@ void LineSplitter::append(std::string_view span, std::vector<SplitEvent>& out) {
 }
 
 // Emits partial_ (max_line_bytes_ long) as a Line, keeping back an incomplete UTF-8 sequence at its end.
-void LineSplitter::cut_long_line(std::vector<SplitEvent>& out) {
+void LineSplitter::cut_long_line(SplitHandler& out) {
   size_t cut = partial_.size();
   size_t lead = cut;
   while (lead > 0 && cut - lead < 3 && is_utf8_continuation(partial_[lead - 1])) --lead;
@@ -83,15 +124,15 @@ void LineSplitter::cut_long_line(std::vector<SplitEvent>& out) {
     if (need > cut - lead + 1) cut = lead - 1;
   }
   flush_progress(out);
-  out.emplace_back(Line{partial_.substr(0, cut)});
+  out.line(std::string_view(partial_).substr(0, cut));
   partial_.erase(0, cut);
   partial_shown_ = false;
 }
 
-void LineSplitter::end_line(std::vector<SplitEvent>& out) {
+void LineSplitter::end_line(SplitHandler& out) {
   flush_progress(out);
-  out.emplace_back(Line{std::move(partial_)});
-  partial_.clear();
+  out.line(partial_);
+  partial_.clear();  // keeps its capacity: the next long line reuses it
   after_cr_ = false;
   last_segment_bytes_ = 0;
   partial_shown_ = false;
@@ -123,9 +164,9 @@ void LineSplitter::show_tentative_tail() {
   }
 }
 
-void LineSplitter::flush_progress(std::vector<SplitEvent>& out) {
+void LineSplitter::flush_progress(SplitHandler& out) {
   if (!has_progress_) return;
-  out.emplace_back(Progress{std::move(progress_)});
+  out.progress(progress_);
   progress_.clear();
   has_progress_ = false;
 }

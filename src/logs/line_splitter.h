@@ -35,24 +35,39 @@ struct Progress {
 };
 using SplitEvent = std::variant<Line, Progress>;
 
+// Where a splitter's events go, as they happen: the views are valid only during the call (they point into the
+// bytes being fed or the splitter's own buffer), so a complete line is never copied unless the handler copies it.
+// This is the head's path for every line of every rank (LogMux); the vector-returning calls below are for tests.
+class SplitHandler {
+ public:
+  virtual void line(std::string_view text) = 0;
+  virtual void progress(std::string_view text) = 0;
+
+ protected:
+  ~SplitHandler() = default;
+};
+
 class LineSplitter {
  public:
   static constexpr size_t kMaxLineBytes = 64 * 1024;
 
   explicit LineSplitter(size_t max_line_bytes = kMaxLineBytes);
 
-  // Consumes `bytes`; returns the events they complete, in order.
-  std::vector<SplitEvent> feed(std::string_view bytes);
+  // Consumes `bytes`; hands the events they complete to `out`, in order.
+  void feed(std::string_view bytes, SplitHandler& out);
   // End of stream: emits what is left (a final unterminated line, a final "...\r" progress).
+  void flush(SplitHandler& out);
+  // The same, collected (copies every event).
+  std::vector<SplitEvent> feed(std::string_view bytes);
   std::vector<SplitEvent> flush();
 
  private:
-  void append(std::string_view span, std::vector<SplitEvent>& out);
-  void end_line(std::vector<SplitEvent>& out);
+  void append(std::string_view span, SplitHandler& out);
+  void end_line(SplitHandler& out);
   void end_progress_segment();
   void show_tentative_tail();
-  void flush_progress(std::vector<SplitEvent>& out);
-  void cut_long_line(std::vector<SplitEvent>& out);
+  void flush_progress(SplitHandler& out);
+  void cut_long_line(SplitHandler& out);
 
   size_t max_line_bytes_;
   std::string partial_;            // the current segment, without terminator

@@ -33,7 +33,7 @@ class LogMux {
   void set_tap(LineTap* tap) { tap_ = tap; }
 
  private:
-  void route(const Source& source, std::vector<SplitEvent> events, int64_t now_ms);
+  class Router;
   bool known(const Source& source) const;
 
   RankLogSet& logs_;

@@ -3,16 +3,24 @@
 namespace muster::logs {
 
 TailBuffer::TailBuffer(size_t max_lines, size_t max_line_bytes)
-    : max_lines_(max_lines), max_line_bytes_(max_line_bytes) {}
+    : max_lines_(max_lines), max_line_bytes_(max_line_bytes), ring_(max_lines) {}
 
 void TailBuffer::add(std::string_view line) {
   if (max_lines_ == 0) return;
-  if (lines_.size() == max_lines_) lines_.pop_front();
+  std::string& slot = ring_[next_];
   if (line.size() <= max_line_bytes_) {
-    lines_.emplace_back(line);
+    slot.assign(line);
   } else {
-    lines_.emplace_back(line.substr(0, max_line_bytes_)).append("...");
+    slot.assign(line.substr(0, max_line_bytes_)).append("...");
   }
+  next_ = (next_ + 1) % max_lines_;
+  if (count_ < max_lines_) ++count_;
+}
+
+std::deque<std::string> TailBuffer::lines() const {
+  std::deque<std::string> out;
+  for (size_t i = 0; i < count_; ++i) out.push_back(ring_[(next_ + max_lines_ - count_ + i) % max_lines_]);
+  return out;
 }
 
 }  // namespace muster::logs

@@ -7,6 +7,7 @@
 #include <deque>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace muster::logs {
 
@@ -17,13 +18,16 @@ class TailBuffer {
 
   explicit TailBuffer(size_t max_lines = kDefaultLines, size_t max_line_bytes = kDefaultLineBytes);
 
+  // Called for every line a rank prints: a ring of strings whose storage is reused, so no allocation per line.
   void add(std::string_view line);
-  const std::deque<std::string>& lines() const { return lines_; }  // oldest first
+  std::deque<std::string> lines() const;  // oldest first
 
  private:
   size_t max_lines_;
   size_t max_line_bytes_;
-  std::deque<std::string> lines_;
+  std::vector<std::string> ring_;
+  size_t next_ = 0;   // the slot the next line goes to
+  size_t count_ = 0;  // lines held (at most max_lines_)
 };
 
 }  // namespace muster::logs

@@ -31,9 +31,11 @@ TerminalView::TerminalView(TerminalOptions options) : options_(std::move(options
 
 void TerminalView::line(const Source& source, std::string_view text) {
   if (!options_.ranks(source.rank)) return;
-  auto it = progress_.find(source.rank);
-  if (it != progress_.end() && it->second.active && it->second.source.stream == source.stream) {
-    end_progress(it->second, /*keep_on_screen=*/!options_.is_tty);
+  if (active_progress_ > 0) {  // the map lookup only while some rank shows a progress
+    auto it = progress_.find(source.rank);
+    if (it != progress_.end() && it->second.active && it->second.source.stream == source.stream) {
+      end_progress(it->second, /*keep_on_screen=*/!options_.is_tty);
+    }
   }
   print_line(source, text);
   redraw_status();
@@ -96,10 +98,9 @@ void TerminalView::print_line(const Source& source, std::string_view text) {
   const std::string& prefix = colored_prefix(source);
   if (!admit(prefix.size() + text.size() + 1)) return;
   erase_status();
-  scratch_.assign(prefix);
-  scratch_.append(text);
-  scratch_ += '\n';
-  queue_.append(scratch_);
+  queue_.append(prefix);
+  queue_.append(text);
+  queue_.append("\n");
 }
 
 void TerminalView::print_notice(std::string_view text) {
@@ -146,11 +147,15 @@ void TerminalView::report_dropped() {
 }
 
 const std::string& TerminalView::colored_prefix(const Source& source) {
-  auto [it, inserted] = prefixes_.try_emplace(int64_t{source.rank} * 4 + source.stream);
+  int64_t key = int64_t{source.rank} * 4 + source.stream;
+  if (last_prefix_ && key == last_prefix_key_) return *last_prefix_;  // lines come in runs of one source
+  auto [it, inserted] = prefixes_.try_emplace(key);
   if (inserted) {
     std::string plain = options_.prefix.render(source);
     it->second = options_.color ? fmt::format("{}{}{}", node_color(source.node_rank), plain, kReset) : plain;
   }
+  last_prefix_key_ = key;
+  last_prefix_ = &it->second;  // unordered_map never moves its elements
   return it->second;
 }
 

@@ -94,6 +94,8 @@ class TerminalView {
   std::map<int, RankProgress> progress_;  // by rank; ordered so the status shows the lowest rank
   size_t active_progress_ = 0;
   std::unordered_map<int64_t, std::string> prefixes_;  // by rank * 4 + stream
+  int64_t last_prefix_key_ = -1;
+  const std::string* last_prefix_ = nullptr;  // prefixes_[last_prefix_key_]
   std::string scratch_;
   bool status_on_screen_ = false;  // the queue, once written, leaves a status line on the last row
   std::string drawn_status_;

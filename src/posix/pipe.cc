@@ -19,4 +19,10 @@ Result<Pipe> make_pipe() {
   return Pipe{Fd(fds[0]), Fd(fds[1])};
 }
 
+Result<size_t> set_pipe_size(int fd, size_t bytes) {
+  int got = ::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(bytes));
+  if (got < 0) return make_error(ErrorKind::io, "cannot resize a pipe to {} bytes: {}", bytes, std::strerror(errno));
+  return static_cast<size_t>(got);
+}
+
 }  // namespace muster::posix

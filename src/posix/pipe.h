@@ -15,4 +15,8 @@ struct Pipe {
 
 Result<Pipe> make_pipe();
 
+// Asks the kernel for a pipe buffer of `bytes` (F_SETPIPE_SZ, rounded up to a power of two pages); returns the
+// size the pipe has afterwards. Beyond /proc/sys/fs/pipe-max-size, or the user's pipe-user-pages-soft, it fails.
+Result<size_t> set_pipe_size(int fd, size_t bytes);
+
 }  // namespace muster::posix

@@ -1,6 +1,7 @@
 #include "protocol/codec.h"
 
 #include <cassert>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -182,6 +183,19 @@ std::string encode_relay_header(std::string_view hops, size_t frame_size) {
   w.str(hops);
   w.u32(static_cast<uint32_t>(frame_size));
   return header;
+}
+
+void encode_output_header(uint32_t worker, Stream stream, size_t bytes, char* out) {
+  assert(bytes <= kMaxOutputChunk && "output chunk too large");
+  std::string header;
+  WireWriter w(header);
+  w.u32(static_cast<uint32_t>(kOutputHeaderSize - 4 + bytes));
+  w.u8(static_cast<uint8_t>(Type::output));
+  w.u32(worker);
+  w.u8(static_cast<uint8_t>(stream));
+  w.u32(static_cast<uint32_t>(bytes));
+  assert(header.size() == kOutputHeaderSize);
+  std::memcpy(out, header.data(), kOutputHeaderSize);
 }
 
 Result<std::optional<HeadMessage>> decode_head_frame(std::string_view frame) {

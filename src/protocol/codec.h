@@ -39,6 +39,11 @@ struct RelayView {
 Result<RelayView> decode_relay(std::string_view payload);  // the payload of a Type::relay frame
 std::string encode_relay_header(std::string_view hops, size_t frame_size);
 
+// The bytes of an Output frame before its `bytes` field's content (frame length, type, worker, stream, byte count):
+// kOutputHeaderSize of them, written to `out`. The agent reads worker output in place behind it (no copy).
+inline constexpr size_t kOutputHeaderSize = 4 + 1 + 4 + 1 + 4;
+void encode_output_header(uint32_t worker, Stream stream, size_t bytes, char* out);
+
 // The wire type byte of a message, and its name for diagnostics ("Hello", "SpawnWorker", ...).
 Type type_of(const AgentMessage& message);
 Type type_of(const HeadMessage& message);

@@ -1,5 +1,6 @@
 #include "transport/ssh_master.h"
 
+
 #include "posix/clock.h"
 #include "posix/fd.h"
 #include "posix/pipe.h"

@@ -275,15 +275,23 @@ head_killed() {
 
 slow_attach_client() {
   job slow
-  # 30 MB in 300,000 lines at once, then 20 s of quiet so the job is still there when the client reads.
-  detach "$JOB" -- sh -c 'head -c 30000000 /dev/zero | tr "\0" x | fold -w 99; sleep 20'
+  # 30 MB in 300,000 lines at once, then 20 s of quiet so the job is still there when the client reads. The burst
+  # starts only once the client is attached (it creates $WORK/attached after the head's hello): the head writes
+  # 30 MB faster than a client could attach after the job started.
+  rm -f "$WORK/attached"
+  detach "$JOB" -- sh -c 'until [ -e "$0" ]; do sleep 0.05; done; head -c 30000000 /dev/zero | tr "\0" x | fold -w 99; sleep 20' \
+    "$WORK/attached"
   local socket
   socket=$(record_field "$JOB" socket)
-  python3 - "$socket" "$WORK/muster-runs/$JOB/head.log" >"$WORK/slow.out" 2>&1 <<'EOF' || fail "slow client: $(cat "$WORK/slow.out")"
+  python3 - "$socket" "$WORK/muster-runs/$JOB/head.log" "$WORK/attached" >"$WORK/slow.out" 2>&1 <<'EOF' || fail "slow client: $(cat "$WORK/slow.out")"
 import json, socket, sys, time
 sock = socket.socket(socket.AF_UNIX)
 sock.connect(sys.argv[1])
 sock.sendall(b'{"op": "attach"}\n')
+hello = b""
+while not hello.endswith(b"\n"):  # the head's hello: this client is attached
+    hello += sock.recv(1)
+open(sys.argv[3], "w").close()
 deadline = time.monotonic() + 60
 while "dropped" not in open(sys.argv[2]).read():  # read nothing until the head gives up on this client
     assert time.monotonic() < deadline, "the head did not drop a client that reads nothing"

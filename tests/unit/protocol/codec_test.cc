@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 #include "protocol/frame_reader.h"
@@ -308,4 +310,17 @@ TEST(Codec, TypeNames) {
 }
 
 }  // namespace
+
+// The agent writes Output frames as a header plus bytes read in place: the same bytes as encode().
+TEST(Codec, OutputHeaderIsTheStartOfAnEncodedOutput) {
+  for (const auto& [worker, stream, bytes] : {std::tuple{3u, Stream::out, std::string("hello\n")},
+                                               std::tuple{0xFFFFFFFEu, Stream::err, std::string(kMaxOutputChunk, 'x')},
+                                               std::tuple{7u, Stream::out, std::string()}}) {
+    std::string frame(kOutputHeaderSize, '\0');
+    encode_output_header(worker, stream, bytes.size(), frame.data());
+    frame += bytes;
+    EXPECT_EQ(frame, encode(AgentMessage{Output{worker, stream, bytes}}));
+  }
+}
+
 }  // namespace muster::protocol
