@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <optional>
 #include <set>
 
@@ -55,7 +56,7 @@ constexpr int kStdout = 1;
 constexpr int64_t kProgressCheckMs = 1000;  // how often the workers' progress files are looked at
 constexpr int kStackSignalOffset = 7;       // the stack hook's signal: SIGRTMIN+7, which nothing else uses
 
-// Poller tokens: kind in the high 32 bits, worker id in the low ones.
+// Poller tokens: kind in the high 32 bits, worker id (or relay child slot) in the low ones.
 enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4, kChildOut = 5, kChildErr = 6, kChildIn = 7 };
 uint64_t token(Kind kind, uint32_t id = 0) { return (static_cast<uint64_t>(kind) << 32) | id; }
 
@@ -64,10 +65,10 @@ int64_t unix_ms() {
       .count();
 }
 
-protocol::Hello make_hello() {
+protocol::Hello make_hello(const std::string& node_name) {
   protocol::Hello hello;
   hello.version = kVersion;
-  hello.hostname = posix::hostname().has_value() ? *posix::hostname() : "";
+  hello.hostname = !node_name.empty() ? node_name : posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
   hello.capabilities = {"workers", "pick-port", "sync", "stacks"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
@@ -101,16 +102,18 @@ class Agent {
         poller_(std::move(poller)),
         guard_(std::move(guard)),
         setup_(posix::first_realtime_signal() + kStackSignalOffset, python_hook_text()),
-        dumper_(setup_.stack_signal()) {}
+        dumper_(setup_.stack_signal()) {
+    setup_.set_node_name(options_.node_name);
+  }
   int run();
 
  private:
   void send(const protocol::AgentMessage& message);
   void send_encoded(std::string_view frame);
   void open_relay(const protocol::RelayOpen& open);
-  void relay_error(const std::string& why);
   void relay(const protocol::RelayView& message);
-  void service_relay(uint64_t token);
+  void service_relays(uint64_t token);
+  bool relays_done() const;
   void flush_to_head();
   void on_head_readable();
   void on_head_message(const protocol::HeadMessage& message);
@@ -143,7 +146,8 @@ class Agent {
   bool throttled_ = false;
   std::map<uint32_t, std::unique_ptr<Worker>> workers_;
   sync::Receiver receiver_;
-  std::unique_ptr<RelayChild> relay_;
+  uint32_t self_index_ = 0;  // this node's index in the relay tree (RelayOpen::self)
+  std::vector<std::unique_ptr<RelayChild>> children_;
   std::vector<std::string> base_env_ = posix::current_environment();
   WorkerSetup setup_;
   StackDumper dumper_;
@@ -169,23 +173,38 @@ void Agent::send_encoded(std::string_view frame) {
   if (outbox_.size() >= kFlushAt) flush_to_head();
 }
 
-// The chain below this agent failed: the head hears it as an AgentError of the next node (protocol section 9).
-void Agent::relay_error(const std::string& why) {
-  send(protocol::Relayed{1, protocol::encode(protocol::AgentMessage{protocol::AgentError{why}})});
-}
-
+// Starts an agent on each child of this node in the tree; one that cannot start is reported lost at once (the
+// head may then reach it directly).
 void Agent::open_relay(const protocol::RelayOpen& open) {
-  if (relay_) return relay_error("relay: this agent already has a chain");
-  auto child = RelayChild::start(open, poller_, {token(kChildOut), token(kChildErr), token(kChildIn)},
-                                 options_.heartbeat_ms, options_.heartbeat_timeout_ms);
-  if (!child) return relay_error(child.error().message);
-  relay_ = std::move(*child);
+  if (!children_.empty()) return send(protocol::AgentError{"relay: this agent already has a relay tree"});
+  if (open.transport > protocol::kRelayLocal) return send(protocol::AgentError{"relay: unknown transport"});
+  std::set<uint32_t> known = {open.self};  // every parent must be listed before its children
+  for (size_t i = 0; i < open.indices.size(); ++i) {
+    if (!known.count(open.parents[i]) || !known.insert(open.indices[i]).second) {
+      return send(protocol::AgentError{fmt::format("relay: node {} of the tree comes before its parent or twice",
+                                                   open.indices[i])});
+    }
+  }
+  self_index_ = open.self;
+  for (size_t i = 0; i < open.destinations.size(); ++i) {
+    if (open.parents[i] != open.self) continue;
+    auto slot = static_cast<uint32_t>(children_.size());
+    auto child = RelayChild::start(open, i, poller_, {token(kChildOut, slot), token(kChildErr, slot), token(kChildIn, slot)},
+                                   options_.heartbeat_ms, options_.heartbeat_timeout_ms);
+    if (!child) {
+      send(protocol::NodeLost{open.indices[i], child.error().message, ""});
+      continue;
+    }
+    // Should this agent die, the guard ends the child's transport too: its agent then hears EOF and stops.
+    (void)posix::write_all(guard_.pipe.get(), std::to_string((*child)->transport_pgid()) + "\n");
+    children_.push_back(std::move(*child));
+  }
 }
 
-// Relay frames are the bulk of a chained sync: they are looked into (hop 0) and passed on as views, so the
-// inner frame is copied once, into the child's outbox.
+// Relay frames are the bulk of a sync through the tree: they are looked into when this node's bit is set and
+// passed on as views to the children whose subtree has a bit set, so the inner frame is copied once per child.
 void Agent::relay(const protocol::RelayView& message) {
-  if (protocol::has_hop(message.hops, 0)) {
+  if (protocol::has_hop(message.hops, self_index_)) {
     auto inner = protocol::decode_head_frame(message.frame);
     if (!inner) {
       send(protocol::AgentError{"relayed frame: " + inner.error().message});
@@ -193,18 +212,35 @@ void Agent::relay(const protocol::RelayView& message) {
       on_head_message(**inner);
     }
   }
-  std::string next = protocol::next_hops(message.hops);
-  if (next.empty()) return;
-  if (!relay_) return relay_error("relay: no chain below this node");
-  relay_->send_frame(protocol::encode_relay_header(next, message.frame.size()), message.frame);
+  std::string header;
+  for (auto& child : children_) {
+    if (child->done() || !protocol::has_any_hop(message.hops, child->subtree())) continue;
+    if (header.empty()) header = protocol::encode_relay_header(message.hops, message.frame.size());
+    child->send_frame(header, message.frame);
+  }
 }
 
-void Agent::service_relay(uint64_t event_token) {
-  if (!relay_) return;
-  if (event_token != 0) relay_->on_event(event_token);
-  relay_->on_timer(posix::monotonic_ms());
-  if (event_token == 0) relay_->flush();
-  for (const auto& frame : relay_->take_upward()) send_encoded(frame);
+// A child's fd is ready (`event_token` names it), or, with 0, once per loop round: timers, queued writes, and
+// whatever came up, passed on to the head.
+void Agent::service_relays(uint64_t event_token) {
+  if (children_.empty()) return;
+  if (event_token != 0) {
+    uint32_t slot = static_cast<uint32_t>(event_token);
+    if (slot < children_.size()) children_[slot]->on_event(event_token);
+  } else {
+    int64_t now = posix::monotonic_ms();
+    for (auto& child : children_) {
+      child->on_timer(now);
+      child->flush();
+    }
+  }
+  for (auto& child : children_) {
+    for (const auto& frame : child->take_upward()) send_encoded(frame);
+  }
+}
+
+bool Agent::relays_done() const {
+  return std::all_of(children_.begin(), children_.end(), [](const auto& child) { return child->done(); });
 }
 
 void Agent::flush_to_head() {
@@ -236,6 +272,7 @@ void Agent::update_throttle() {
   bool throttle = outbox_.size() > kOutboxHigh || (throttled_ && outbox_.size() > kOutboxLow);
   if (throttle == throttled_) return;
   throttled_ = throttle;
+  for (auto& child : children_) child->pause(throttle);  // the subtree waits too: back-pressure down the tree
   uint32_t events = throttle ? 0 : posix::poll_readable;
   for (auto& [id, worker] : workers_) {
     if (worker->out.valid()) (void)poller_.modify(worker->out.get(), events, token(kWorkerOut, id));
@@ -303,6 +340,10 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
                                    port ? "" : port.error().message});
         } else if constexpr (std::is_same_v<M, protocol::Shutdown>) {
           shutdown_requested_ = true;
+          for (auto& child : children_) {  // the subtree ends first; this agent waits for it (finished())
+            child->send_frame(protocol::encode(protocol::HeadMessage{protocol::Shutdown{}}), "");
+            child->expect_end();
+          }
         } else if constexpr (std::is_same_v<M, protocol::RelayOpen>) {
           open_relay(m);
         } else if constexpr (std::is_same_v<M, protocol::DumpStacks>) {
@@ -497,6 +538,7 @@ void Agent::head_lost(const char* why) {
   head_gone_ = true;
   posix::write_stderr(fmt::format("muster agent: {}; stopping all workers\n", why));
   terminate(options_.lost_head_grace_ms);
+  children_.clear();  // their agents hear EOF and stop their workers, as this one does
   if (head_writable_registered_) (void)poller_.remove(kStdout);
   head_writable_registered_ = false;
   if (!head_eof_) (void)poller_.remove(kStdin);
@@ -545,7 +587,7 @@ bool Agent::finished() const {
     if (!worker->reported) return false;
   }
   if (head_gone_) return true;
-  return shutdown_requested_ && outbox_.empty();
+  return shutdown_requested_ && relays_done() && outbox_.empty();
 }
 
 int Agent::run() {
@@ -556,7 +598,7 @@ int Agent::run() {
     return 1;
   }
   outbox_.append(protocol::preamble_line(options_.nonce));
-  send(make_hello());
+  send(make_hello(options_.node_name));
   while (!finished()) {
     auto events = poller_.wait(next_timeout());
     if (!events) {
@@ -572,9 +614,9 @@ int Agent::run() {
       if ((kind == kWorkerOut || kind == kWorkerErr) && it != workers_.end()) {
         read_worker(*it->second, kind == kWorkerOut ? Stream::out : Stream::err);
       }
-      if (kind == kChildOut || kind == kChildErr || kind == kChildIn) service_relay(event.token);
+      if (kind == kChildOut || kind == kChildErr || kind == kChildIn) service_relays(event.token);
     }
-    service_relay(0);
+    service_relays(0);
     on_signals();
     reap_workers();
     report_finished_workers();

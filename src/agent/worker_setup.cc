@@ -48,8 +48,8 @@ void set_if_unset(std::vector<std::string>& env, const std::string& name, const 
 
 }  // namespace
 
-std::string job_node_dir(const std::string& job) {
-  auto host = posix::hostname();
+std::string job_node_dir(const std::string& job, const std::string& node) {
+  auto host = node.empty() ? posix::hostname() : Result<std::string>(node);
   return fmt::format("{}/muster/runs/{}/{}", state_base(), component(job), component(host ? *host : "node"));
 }
 
@@ -74,7 +74,7 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
   WorkerPaths paths;
   if ((features & protocol::kFeatureDiagnostics) == 0) return paths;
   if (state_base().empty()) return make_error(ErrorKind::usage, "no home directory for muster's per-job files");
-  std::string dir = job_node_dir(job);
+  std::string dir = job_node_dir(job, node_name_);
   paths.stacks_dir = dir + "/stacks";
   for (const auto& private_dir : {state_base() + "/muster", dir, paths.stacks_dir}) {
     if (auto made = posix::ensure_private_dir(private_dir); !made) return made.error();

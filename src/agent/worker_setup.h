@@ -34,6 +34,8 @@ class WorkerSetup {
   // `stack_signal`: the signal the hook listens on; `hook_text`: the sitecustomize.py to install; `gpus`: whether
   // the node has NVIDIA GPUs (nullopt: look for /dev/nvidiactl).
   WorkerSetup(int stack_signal, std::string_view hook_text, std::optional<bool> gpus = std::nullopt);
+  // The node's name for its job directory when it is not this machine's host name (a virtual node).
+  void set_node_name(std::string name) { node_name_ = std::move(name); }
 
   // Creates the job's directory and the hook (once), adds the worker's variables to `env` (K=V entries, the
   // worker's whole environment) where they are not set, and returns the worker's paths.
@@ -56,9 +58,11 @@ class WorkerSetup {
   std::string_view hook_text_;
   std::string hook_dir_;  // made on first use
   bool gpus_;             // this node has NVIDIA GPUs (/dev/nvidiactl)
+  std::string node_name_;
 };
 
-// The node's directory for a job's files (not created).
-std::string job_node_dir(const std::string& job);
+// The node's directory for a job's files (not created): named after `node`, or this machine's host name when
+// empty (a virtual node names itself: many share one machine).
+std::string job_node_dir(const std::string& job, const std::string& node = "");
 
 }  // namespace muster::agent

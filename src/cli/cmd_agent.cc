@@ -15,6 +15,7 @@ int run_agent(const std::vector<std::string>& args) {
   app->add_option("--heartbeat-ms", options.heartbeat_ms)->check(CLI::Range(50, 600'000));
   app->add_option("--heartbeat-timeout-ms", options.heartbeat_timeout_ms)->check(CLI::Range(100, 3'600'000));
   app->add_option("--lost-head-grace-ms", options.lost_head_grace_ms)->check(CLI::Range(0, 600'000));
+  app->add_option("--node-name", options.node_name, "be a virtual node of this name (many agents on one machine)");
   bool guard = false;
   app->add_flag("--guard", guard, "run as the agent's guard (see src/agent/guard.h)");
   if (!args.empty() && args[0] == "--guard") return agent::run_guard();

@@ -20,6 +20,7 @@ int run_doctor(const std::vector<std::string>& args) {
   std::string bandwidth_mode = "ring";
   doctor::BandwidthOptions bandwidth_options;
   add_connect_options(*app, options.connect);
+  add_fanout_option(*app, options.connect.fanout);
   app->add_option("--python", diagnose.python, "the interpreter the job will use (default python3 in PATH)");
   app->add_option("--path", diagnose.paths, "a code or data directory that must be identical on every node "
                                             "(default: the current directory)")

@@ -119,6 +119,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->allow_extra_args(false)
       ->group("Hangs and failures");
   add_container_flags(app, request.container);
+  add_fanout_option(app, job.fanout);
   app.add_option("--connect-timeout", request.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-option", request.ssh_options, "extra ssh -o option, e.g. Port=2222")->group("ssh");

@@ -29,9 +29,10 @@ int run_sync(const std::vector<std::string>& args) {
   app->add_flag("-q,--quiet", options.quiet, "print nothing when every node ends up identical");
   app->add_option("--fanout", options.fanout,
                   "chain: the data leaves here once and each node passes it to the next (needs node-to-node ssh); "
-                  "star: sent from here to every node; auto: chain from 3 nodes on, star if the nodes cannot ssh "
-                  "to each other")
-      ->check(CLI::IsMember({"auto", "chain", "star"}))
+                  "N: a tree, the head and each node sending to at most N nodes; star: sent from here to every "
+                  "node; auto: chain from 3 nodes on, the head reaching a node itself where the one before it "
+                  "cannot ssh to it")
+      ->check(CLI::IsMember({"auto", "chain", "star"}) | CLI::Range(1, 1 << 20))
       ->capture_default_str();
   add_connect_options(*app, options.connect, false);
   if (auto code = parse_command_line(*app, args)) return *code;

@@ -27,6 +27,15 @@ void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot
   add_ssh_kex_option(app, options.ssh_kex);
 }
 
+void add_fanout_option(CLI::App& app, size_t& fanout) {
+  app.add_option("--fanout", fanout,
+                 "the most nodes the head (and each node) starts agents on; the others are started by those, "
+                 "node to node over ssh (a tree, like Slurm's TreeWidth; needs node-to-node ssh, else the head "
+                 "reaches a node directly and says why); 0: the head reaches every node itself")
+      ->capture_default_str()
+      ->group("ssh");
+}
+
 void add_ssh_kex_option(CLI::App& app, std::string& kex) {
   app.add_option("--ssh-kex", kex,
                  "ssh key exchange: fast (classic methods, curve25519 first; a fraction of the CPU of OpenSSH 9's "

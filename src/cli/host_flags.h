@@ -18,5 +18,7 @@ void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot
 
 // --ssh-kex (also MUSTER_SSH_KEX): the key exchange muster asks ssh for (transport/ssh_kex.h).
 void add_ssh_kex_option(CLI::App& app, std::string& kex);
+// --fanout N: the launch tree's width (head/agent_pool.h; 0: the head connects to every node).
+void add_fanout_option(CLI::App& app, size_t& fanout);
 
 }  // namespace muster::cli

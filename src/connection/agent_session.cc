@@ -193,10 +193,11 @@ int64_t AgentSession::connect_limit_ms(int connect_timeout_s) const {
 }
 
 transport::AgentTarget agent_target(std::string node, std::string destination, const std::string& nonce,
-                                    int heartbeat_ms, int heartbeat_timeout_ms) {
-  return transport::AgentTarget{std::move(node), std::move(destination),
-                                {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
-                                 "--heartbeat-timeout-ms", std::to_string(heartbeat_timeout_ms)}};
+                                    int heartbeat_ms, int heartbeat_timeout_ms, bool virtual_node) {
+  std::vector<std::string> args = {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),
+                                   "--heartbeat-timeout-ms", std::to_string(heartbeat_timeout_ms)};
+  if (virtual_node) args.insert(args.end(), {"--node-name", node});
+  return transport::AgentTarget{std::move(node), std::move(destination), std::move(args)};
 }
 
 void SessionWatch::sync(posix::Poller& poller, const AgentSession& session, uint64_t out_token, uint64_t err_token,
@@ -211,7 +212,7 @@ void SessionWatch::sync(posix::Poller& poller, const AgentSession& session, uint
     if (wanted) (void)poller.add(fd, events, token);
     else (void)poller.remove(fd);
   };
-  one(out, session.stdout_fd(), true, posix::poll_readable, out_token);
+  one(out, session.stdout_fd(), !paused, posix::poll_readable, out_token);
   one(err, session.stderr_fd(), true, posix::poll_readable, err_token);
   one(in, session.stdin_fd(), session.wants_write(), posix::poll_writable, in_token);
 }

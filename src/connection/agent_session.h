@@ -51,6 +51,8 @@ class AgentSession {
   const protocol::Hello& hello() const { return hello_; }
   bool has_hello() const { return have_hello_; }
   int64_t last_heard_ms() const { return last_heard_ms_; }
+  // Counts the agent as heard from now (its owner stopped reading it for a while on purpose: back-pressure).
+  void heard_from(int64_t now_ms) { last_heard_ms_ = now_ms; }
   int64_t started_ms() const { return started_ms_; }
   // Whether any byte came back yet (shell noise, an upload request): the node is reachable.
   bool heard_anything() const { return last_heard_ms_ != started_ms_; }
@@ -67,6 +69,7 @@ class AgentSession {
   // Signals the transport process's group (ssh client or local agent) and reaps it if it has ended.
   void kill_transport(int signal);
   bool transport_reaped();
+  int transport_pgid() const { return process_.process.pgid(); }
 
  private:
   void on_preamble_bytes(std::string_view bytes);
@@ -93,14 +96,15 @@ class AgentSession {
 };
 
 // The agent's command line for a session: `muster agent` gets the session's nonce (echoed in its preamble) and
-// the heartbeat period and timeout its head uses.
+// the heartbeat period and timeout its head uses; a `virtual_node` is told its name (--node-name).
 transport::AgentTarget agent_target(std::string node, std::string destination, const std::string& nonce,
-                                    int heartbeat_ms, int heartbeat_timeout_ms);
+                                    int heartbeat_ms, int heartbeat_timeout_ms, bool virtual_node = false);
 
 // Which of a session's fds a Poller watches, kept in step with the session: stdout and stderr while open,
 // stdin only while there are bytes to write. A closed fd has left epoll by itself.
 struct SessionWatch {
   bool out = false, err = false, in = false;
+  bool paused = false;  // the owner cannot take more now: stdout is not watched (back-pressure to the agent)
   void sync(posix::Poller& poller, const AgentSession& session, uint64_t out_token, uint64_t err_token,
             uint64_t in_token);
 };

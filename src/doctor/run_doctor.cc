@@ -16,6 +16,7 @@ Result<int> run_doctor(const DoctorOptions& options) {
   std::vector<std::string> names;
   auto pool = head::connect_pool(options.connect, names);
   if (!pool) return pool.error();
+  for (const auto& note : (*pool)->notes()) fmt::print(stderr, "muster doctor: {}\n", note);
   DiagnoseOptions diagnose = options.diagnose;
   diagnose.job_env = default_job_cache_env();
   auto diagnosis = diagnose_all(**pool, names, diagnose);

@@ -1,11 +1,19 @@
 // The head's set of agents, one per node: starts them through a transport (bounded parallelism), waits until
 // every one is ready (preamble, upload, Hello), then keeps them alive (heartbeats both ways) and hands every
-// decoded message to the owner. Used by launch, doctor and setup: each owns one pool and runs its loop
+// decoded message to the owner. Used by launch, doctor, setup and sync: each owns one pool and runs its loop
 // through poll(), the only place the head waits.
 //
-// A node is *lost* when its connection closes or it stays silent past the heartbeat timeout; the pool then
-// closes its session, sends its transport SIGTERM and tells the owner once. The pool never decides what a
-// loss means for a job: that is the owner's rule (launch: the gang fails).
+// With a `fanout` (relay_tree.h) the head starts the agents of a few nodes only and each of those starts the
+// agents below it (docs/agent-protocol.md section 9): messages to a node further down travel as a Relay through
+// its ancestors, its messages come back as Relayed, and a parent that loses a child says NodeLost. The owner sees
+// the same pool either way: node indices, messages, losses. A node whose parent cannot start it (nodes that
+// cannot ssh to each other) is started by the head itself instead (and still starts the nodes below it), and
+// notes() says why.
+//
+// A node is *lost* when its connection closes or it stays silent past the heartbeat timeout — or, further down
+// the tree, when its parent says so or is lost itself: a lost node takes every node below it along, each told to
+// the owner once. The pool never decides what a loss means for a job: that is the owner's rule (launch: the gang
+// fails).
 // The owner keeps a posix::SignalBlock alive around the pool: signals are reported by poll() and connect().
 #pragma once
 
@@ -14,6 +22,7 @@
 #include <vector>
 
 #include "connection/agent_session.h"
+#include "head/relay_tree.h"
 #include "posix/poller.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
@@ -23,18 +32,31 @@ namespace muster::head {
 
 using transport::TransportKind;
 
+// The fanout of the launch tree unless the user gives one (Slurm's TreeWidth is 50): up to this many nodes the
+// head connects to every node itself.
+inline constexpr size_t kDefaultFanout = 32;
+
 struct PoolOptions {
   TransportKind transport = TransportKind::ssh;
   transport::SshOptions ssh;
   int heartbeat_ms = 1000;
   int heartbeat_timeout_ms = 5000;
   int max_parallel_connects = 64;
+  // The most agents the head (and each agent) starts itself; 0: the head starts every agent (the star). Applies
+  // to the ssh and local transports (Slurm's srun already spreads its own launch).
+  size_t fanout = 0;
+  // Local transport only: every node is a "virtual node", an agent on this machine that calls itself by the
+  // node's name (tests and benches of many nodes on one machine).
+  bool virtual_nodes = false;
+  // A node a relay cannot start is started by the head (notes() says so); false: connect() fails instead.
+  bool fall_back_to_star = true;
 };
 
 struct PoolNode {
   std::string name;         // as the user wrote it; used in every message
   std::string destination;  // what the transport connects to ("user@host")
-  std::vector<std::string> agent_args = {};  // more `muster agent` arguments (launch: --container-spec)
+  std::vector<std::string> agent_args = {};  // more `muster agent` arguments (launch: --container-spec); a pool
+                                             // whose nodes have any is a star (an agent in a container has no ssh)
 };
 
 class PoolListener {
@@ -71,6 +93,9 @@ class AgentPool {
   void send_frame(size_t node, std::string_view frame);  // an encoded message (protocol::encode)
   // The same, written by the next poll() (batches many small frames into few writes).
   void queue_frame(size_t node, std::string_view frame);
+  // One encoded frame for several nodes, queued: through the tree it leaves the head once per connection and
+  // crosses each link once (a sync's file data). Returns the number of the head's connections it went out on.
+  size_t queue_frame_to(const std::vector<size_t>& nodes, std::string_view frame);
   void broadcast(const protocol::HeadMessage& message);
 
   // Sends Shutdown to every live agent and waits up to `wait_ms` for their transports to exit; kills the rest.
@@ -80,9 +105,15 @@ class AgentPool {
   size_t size() const { return slots_.size(); }
   const std::string& name(size_t node) const { return nodes_[node].name; }
   const std::string& destination(size_t node) const { return nodes_[node].destination; }
-  const protocol::Hello& hello(size_t node) const { return slots_[node].session->hello(); }
+  const protocol::Hello& hello(size_t node) const;
   bool alive(size_t node) const;
   const char* transport_name() const { return transport_->name(); }
+  // How many connections the head holds (the star: one per node; a tree: `fanout` or a few more).
+  size_t connections() const;
+  // The depth of the tree as connected (1: the star).
+  size_t depth() const;
+  // What the user should know about how the pool connected (a relay that could not start a node).
+  const std::vector<std::string>& notes() const { return notes_; }
 
   // Extra fds served by the same loop (the launcher's terminal). Tokens are the owner's; see on_watched_fd.
   Result<void> watch_fd(int fd, uint32_t events, uint64_t token);
@@ -91,22 +122,37 @@ class AgentPool {
 
  private:
   struct Slot {
-    std::unique_ptr<connection::AgentSession> session;
+    std::unique_ptr<connection::AgentSession> session;  // nodes the head starts itself
     connection::SessionWatch watch;
+    size_t parent = RelayTree::kHead;  // who starts this node's agent (the tree, or kHead once reached directly)
+    bool relay_opened = false;         // its subtree was handed to its agent
+    int64_t relay_deadline_ms = 0;     // started by a relay: say Hello by then
+    bool ready = false;                // Hello arrived (directly, or through the tree)
+    protocol::Hello hello;
     bool lost = false;
     bool restarted = false;  // restart_agent() was tried
     std::unique_ptr<connection::AgentSession> first_try;  // a restarted node's first session, until reaped
   };
   AgentPool(std::vector<PoolNode> nodes, PoolOptions options, posix::Poller poller, transport::SelfBinary binary,
             std::unique_ptr<transport::Transport> transport);
+  bool direct(size_t node) const { return slots_[node].parent == RelayTree::kHead; }
+  size_t root_of(size_t node) const;
+  // The nodes below `node` that are reached through it (not those the head reached directly after a failure).
+  std::vector<size_t> carried_by(size_t node) const;
   Result<void> start_more_agents();
   Result<void> check_connections(int64_t now);
   bool restart_agent(size_t node, int64_t now);
+  transport::AgentTarget target(size_t node) const;
+  void open_relays(int64_t now);
+  void reach_directly(size_t node, const std::string& why);
+  std::string relay_failure_;  // fall_back_to_star off: why a relay could not start a node
   void service(size_t node, uint64_t kind, PoolListener* listener);
+  void on_session_message(size_t node, protocol::AgentMessage message, PoolListener* listener);
   void sync_registrations(size_t node);
-  void lose(size_t node, const std::string& why, PoolListener* listener);
+  void lose(size_t node, const std::string& why, const std::string& details, PoolListener* listener);
   void heartbeats(int64_t now, PoolListener& listener);
   Result<std::vector<int>> wait_round(int timeout_ms, PoolListener* listener);
+  void queue_to_root(size_t root, const std::vector<size_t>& nodes, std::string_view frame);
 
   std::vector<PoolNode> nodes_;
   PoolOptions options_;
@@ -114,8 +160,12 @@ class AgentPool {
   transport::SelfBinary binary_;
   std::unique_ptr<transport::Transport> transport_;
   std::string nonce_;
+  RelayTree tree_;
   std::vector<Slot> slots_;
-  size_t started_ = 0;
+  std::vector<size_t> to_start_;  // nodes the head starts itself, in order
+  size_t started_ = 0;            // of to_start_
+  bool connected_ = false;
+  std::vector<std::string> notes_;
   int64_t next_heartbeat_ms_ = 0;
   uint64_t heartbeat_seq_ = 0;
 };

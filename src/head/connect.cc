@@ -45,6 +45,8 @@ Result<std::unique_ptr<AgentPool>> connect_nodes(const ConnectOptions& flags, st
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
   options.ssh.config_file = flags.ssh_config;
   options.ssh.kex = flags.ssh_kex;
+  options.fanout = flags.fanout;
+  options.fall_back_to_star = flags.fall_back_to_star;
   auto pool = AgentPool::create(std::move(nodes), options);
   if (!pool) return pool.error();
   if (auto connected = (*pool)->connect(); !connected) return connected.error();

@@ -16,6 +16,8 @@ struct ConnectOptions {
   int connect_timeout_s = 10;
   std::string ssh_config;  // ssh -F FILE; empty: the user's ~/.ssh/config
   std::string ssh_kex = "fast";  // transport/ssh_kex.h
+  size_t fanout = kDefaultFanout;  // PoolOptions::fanout (0: the star)
+  bool fall_back_to_star = true;
 };
 
 // True when every host is this machine (localhost / 127.0.0.1 without a user).

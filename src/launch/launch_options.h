@@ -9,6 +9,7 @@
 #include "cluster/rank_plan.h"
 #include "container/spec.h"
 #include "diagnosis/catalogue.h"
+#include "head/agent_pool.h"
 #include "launch/env_policy.h"
 #include "transport/transport.h"
 
@@ -34,6 +35,9 @@ struct LaunchOptions {
   int heartbeat_timeout_ms = 5000;
   int max_restarts = 0;
   int max_parallel_connects = 64;
+  // The launch tree (head/agent_pool.h): the head starts at most `fanout` agents, they start the rest.
+  size_t fanout = head::kDefaultFanout;
+  bool virtual_nodes = false;  // --transport local with named hosts: an agent per host on this machine
   // Hangs and failures explained (diagnosis/).
   int64_t hang_timeout_ms = 600'000;  // no progress on any rank this long: a stall; 0: off
   bool kill_on_hang = true;          // after the stacks are taken (--on-hang kill); false: dump only

@@ -44,7 +44,8 @@ Result<EnvList> environment_of(const LaunchRequest& request) {
 }
 
 head::ConnectOptions connect_options(const LaunchRequest& request) {
-  return head::ConnectOptions{request.hosts, request.connect_timeout_s, request.ssh_config, request.ssh_kex};
+  return head::ConnectOptions{request.hosts, request.connect_timeout_s, request.ssh_config, request.ssh_kex,
+                              request.job.fanout};
 }
 
 // --preflight: the fast part of `muster doctor` (no N×N ssh, no shared-filesystem test). Errors stop the launch.
@@ -145,6 +146,7 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   auto transport = head::choose_transport(request.transport, request.hosts, *nodes);
   if (!transport) return transport.error();
   options.transport = *transport;
+  options.virtual_nodes = options.transport == head::TransportKind::local && !head::all_local(*nodes);
   auto env = environment_of(request);
   if (!env) return env.error();
   options.propagated_env = std::move(*env);

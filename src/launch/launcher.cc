@@ -462,7 +462,11 @@ void Launcher::on_timers(int64_t now) {
 int Launcher::next_timeout(int64_t now) const {
   int64_t deadline = now + 1000;
   if (kill_at_ms_) deadline = std::min(deadline, *kill_at_ms_);
-  if (stall_.enabled() && phase_ == Phase::running) deadline = std::min(deadline, stall_.deadline());
+  // Only while a stall can still be acted on (on_timers): past its deadline during a teardown or a stack round,
+  // it would wake the loop at once, round after round.
+  if (stall_.enabled() && phase_ == Phase::running && !tearing_down_ && !stacks_) {
+    deadline = std::min(deadline, stall_.deadline());
+  }
   if (stacks_) deadline = std::min(deadline, stacks_->deadline());
   return static_cast<int>(std::clamp<int64_t>(deadline - now, 0, 1000));
 }
@@ -693,7 +697,8 @@ Result<int> Launcher::run_job() {
   }
   for (size_t node = 0; node < pool_.size(); ++node) manifest_.node_connected(static_cast<int>(node), pool_.hello(node));
   if (auto fits = check_node_limits(); !fits) return fits.error();  // before any worker starts
-  manifest_.all_connected();
+  for (const auto& note : pool_.notes()) notice(note);
+  manifest_.all_connected(pool_.connections(), pool_.depth(), pool_.notes());
   manifest_.environment(options_.propagated_env);
   pick_port();
   while (phase_ != Phase::done) {
@@ -729,8 +734,14 @@ Result<int> run_launch(const LaunchOptions& options, const LaunchHooks& hooks) {
                      options.container ? container_agent_args(*options.container, options.job_id, node.node_rank)
                                        : std::vector<std::string>{}});
   }
-  head::PoolOptions pool_options{options.transport, options.ssh, options.heartbeat_ms, options.heartbeat_timeout_ms,
-                                 options.max_parallel_connects};
+  head::PoolOptions pool_options;
+  pool_options.transport = options.transport;
+  pool_options.ssh = options.ssh;
+  pool_options.heartbeat_ms = options.heartbeat_ms;
+  pool_options.heartbeat_timeout_ms = options.heartbeat_timeout_ms;
+  pool_options.max_parallel_connects = options.max_parallel_connects;
+  pool_options.fanout = options.fanout;
+  pool_options.virtual_nodes = options.virtual_nodes;
   auto pool = head::AgentPool::create(std::move(nodes), pool_options);
   if (!pool) return pool.error();
   Launcher launcher(options, **pool, hooks);

@@ -10,6 +10,7 @@
 #include "launch/redact_command.h"
 #include "posix/file.h"
 #include "posix/clock.h"
+#include "posix/memory.h"
 #include "util/version.h"
 
 namespace muster::launch {
@@ -67,8 +68,9 @@ void ManifestRecorder::node_connected(int node_rank, const protocol::Hello& hell
   node["addresses"] = hello.addresses;
 }
 
-void ManifestRecorder::all_connected() {
+void ManifestRecorder::all_connected(size_t connections, size_t depth, const std::vector<std::string>& notes) {
   manifest_["timings_ms"]["connect"] = posix::monotonic_ms() - started_ms_;
+  manifest_["launch_tree"] = {{"head_connections", connections}, {"depth", depth}, {"notes", notes}};
 }
 
 void ManifestRecorder::environment(const std::vector<std::pair<std::string, std::string>>& propagated) {
@@ -124,6 +126,7 @@ void ManifestRecorder::diagnosis(const nlohmann::json& diagnosis) {
 void ManifestRecorder::finish(int exit_code) {
   manifest_["exit_code"] = exit_code;
   manifest_["timings_ms"]["total"] = posix::monotonic_ms() - started_ms_;
+  manifest_["head_peak_rss_bytes"] = posix::peak_resident_bytes();  // what a big job costs the head's machine
 }
 
 Result<void> ManifestRecorder::write(const std::string& path) const {

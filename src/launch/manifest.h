@@ -22,7 +22,9 @@ class ManifestRecorder {
   void begin(const LaunchOptions& options, const cluster::RankPlan& plan, const std::string& job_id,
              const std::string& transport);
   void node_connected(int node_rank, const protocol::Hello& hello);
-  void all_connected();
+  // `connections`: the head's own (the rest were started through the launch tree, `depth` levels deep);
+  // `notes`: the pool's (a relay that could not start a node).
+  void all_connected(size_t connections, size_t depth, const std::vector<std::string>& notes);
   void environment(const std::vector<std::pair<std::string, std::string>>& propagated);
   void attempt_started(int attempt, const std::string& master_addr, int master_port);
   void rank_ended(int attempt, int rank, const RankStatus& status);

@@ -1,5 +1,7 @@
-// How this process's allocator treats large blocks.
+// How this process's allocator treats large blocks, and how much memory it has held.
 #pragma once
+
+#include <cstdint>
 
 namespace muster::posix {
 
@@ -7,5 +9,8 @@ namespace muster::posix {
 // or re-grown heap pages (trimmed back after every free), so every frame paid page faults and page clearing: a
 // third of an agent's CPU on a relay chain. This keeps such blocks on the heap and keeps the heap (mallopt).
 void keep_freed_frame_memory();
+
+// The most resident memory this process has held so far, in bytes (getrusage's ru_maxrss); 0 if unknown.
+uint64_t peak_resident_bytes();
 
 }  // namespace muster::posix

@@ -26,6 +26,7 @@ class Encoder {
   void operator()(const int64_t& v, const char*) { w_.i64(v); }
   void operator()(const std::string& v, const char*) { w_.str(v); }
   void operator()(const std::vector<std::string>& v, const char*) { w_.str_list(v); }
+  void operator()(const std::vector<uint32_t>& v, const char*) { w_.u32_list(v); }
   template <typename E>
   void operator()(const E& v, const char*, Range) {
     w_.u8(static_cast<uint8_t>(v));
@@ -52,6 +53,7 @@ class Decoder {
   void operator()(int64_t& v, const char* name) { v = r_.i64(name); }
   void operator()(std::string& v, const char* name) { v = r_.str(name); }
   void operator()(std::vector<std::string>& v, const char* name) { v = r_.str_list(name); }
+  void operator()(std::vector<uint32_t>& v, const char* name) { v = r_.u32_list(name); }
   template <typename E>
   void operator()(E& v, const char* name, Range range) {
     uint8_t raw = r_.u8(name);

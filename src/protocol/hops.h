@@ -1,5 +1,5 @@
-// The `hops` bit set of a Relay frame (docs/agent-protocol.md section 9): bit h (byte h/8, bit h%8) is the node h
-// places down the relay chain from the agent that receives the frame; bit 0 is that agent itself. Pure.
+// The `hops` bit set of a Relay frame (docs/agent-protocol.md section 9): bit i (byte i/8, bit i%8) is the node with
+// index i in the relay tree. Every agent on the way sees the same mask. Pure.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,7 @@ namespace muster::protocol {
 
 std::string hop_mask(const std::vector<uint32_t>& hops);
 bool has_hop(std::string_view mask, uint32_t hop);
-// The mask as the next agent down the chain sees it: every hop one closer (bit h+1 becomes bit h; bit 0 is
-// dropped). Empty when no hop beyond this agent is set.
-std::string next_hops(std::string_view mask);
+// Whether any of `nodes` has its bit set (a subtree the frame must be forwarded into).
+bool has_any_hop(std::string_view mask, const std::vector<uint32_t>& nodes);
 
 }  // namespace muster::protocol

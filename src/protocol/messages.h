@@ -14,7 +14,7 @@
 
 namespace muster::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // length field upper bound
 inline constexpr uint32_t kMaxOutputChunk = 64u << 10;  // agent splits worker output above this
 inline constexpr uint32_t kAllWorkers = 0xFFFFFFFFu;
@@ -35,6 +35,7 @@ enum class Type : uint8_t {
   worker_stack = 12,
   worker_progress = 13,
   worker_note = 14,
+  node_lost = 15,
   spawn_worker = 64,
   signal = 65,
   terminate = 66,
@@ -198,7 +199,7 @@ struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
   }
   bool operator==(const SyncAck&) const = default;
 };
-struct Relayed {  // a frame from the node `hop` places down this agent's relay chain (section 9)
+struct Relayed {  // a frame from the node with index `hop` in the relay tree, below this agent (section 9)
   static constexpr Type kType = Type::relayed;
   static constexpr const char* kName = "Relayed";
   uint32_t hop = 0;
@@ -269,6 +270,23 @@ struct WorkerNote {  // something the node learned about a worker that ended: "o
     visit(m.text, "text");
   }
   bool operator==(const WorkerNote&) const = default;
+};
+
+// A node below this agent in the relay tree was lost (it could not be started, its connection closed, or it
+// stopped answering): it and every node below it (section 9).
+struct NodeLost {
+  static constexpr Type kType = Type::node_lost;
+  static constexpr const char* kName = "NodeLost";
+  uint32_t node = 0;  // its index in the tree
+  std::string why;
+  std::string diagnostics;  // what its agent and ssh wrote on stderr
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.node, "node");
+    visit(m.why, "why");
+    visit(m.diagnostics, "diagnostics");
+  }
+  bool operator==(const NodeLost&) const = default;
 };
 
 // --- head -> agent
@@ -356,22 +374,36 @@ struct HeadHeartbeat {
   }
   bool operator==(const HeadHeartbeat&) const = default;
 };
-struct RelayOpen {  // start a chain: this agent starts an agent on destinations[0], which gets the rest
+// Start the agents of the subtree below the receiving agent (section 9): every node of it, parents before
+// children; the receiving agent starts those whose parent is `self` and hands each the part below it.
+inline constexpr uint8_t kRelaySsh = 0;    // RelayOpen::transport: the children are reached over ssh
+inline constexpr uint8_t kRelayLocal = 1;  // ... or started on this machine (virtual nodes)
+struct RelayOpen {
   static constexpr Type kType = Type::relay_open;
   static constexpr const char* kName = "RelayOpen";
   std::vector<std::string> destinations;
   std::vector<std::string> names;  // for messages, one per destination
   uint32_t connect_timeout_s = 10;
+  uint32_t self = 0;                // the receiving agent's index in the tree
+  std::vector<uint32_t> indices;    // each destination's index in the tree
+  std::vector<uint32_t> parents;    // the index of each destination's parent
+  uint8_t transport = kRelaySsh;
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.destinations, "destinations");
     visit(m.names, "names");
     visit(m.connect_timeout_s, "connect_timeout_s");
-    visit.check(m.names.size() == m.destinations.size(), "names and destinations differ in number");
+    visit(m.self, "self");
+    visit(m.indices, "indices");
+    visit(m.parents, "parents");
+    visit(m.transport, "transport");
+    visit.check(m.names.size() == m.destinations.size() && m.indices.size() == m.destinations.size() &&
+                    m.parents.size() == m.destinations.size(),
+                "names, destinations, indices and parents differ in number");
   }
   bool operator==(const RelayOpen&) const = default;
 };
-struct Relay {  // deliver `frame` to every hop whose bit is set in `hops` (bit 0 of byte 0 = this agent)
+struct Relay {  // deliver `frame` to every node of the tree whose index's bit is set in `hops` (bit i%8 of byte i/8)
   static constexpr Type kType = Type::relay;
   static constexpr const char* kName = "Relay";
   std::string hops;
@@ -487,7 +519,7 @@ struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; an
 
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
-                                  WorkerNote>;
+                                  WorkerNote, NodeLost>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
                                  SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks>;
 

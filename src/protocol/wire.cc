@@ -59,6 +59,12 @@ void WireWriter::str_list(const std::vector<std::string>& items) {
   for (const auto& item : items) str(item);
 }
 
+void WireWriter::u32_list(const std::vector<uint32_t>& items) {
+  assert(items.size() <= std::numeric_limits<uint32_t>::max());
+  u32(static_cast<uint32_t>(items.size()));
+  for (uint32_t item : items) u32(item);
+}
+
 const char* WireReader::take(size_t size, const char* field) {
   if (failed_) return nullptr;
   if (size > remaining()) {
@@ -116,6 +122,20 @@ std::vector<std::string> WireReader::str_list(const char* field) {
   items.reserve(count);
   for (uint32_t i = 0; i < count && !failed_; ++i) items.push_back(str(field));
   if (failed_) items.clear();
+  return items;
+}
+
+std::vector<uint32_t> WireReader::u32_list(const char* field) {
+  uint32_t count = u32(field);
+  std::vector<uint32_t> items;
+  if (failed_) return items;
+  if (count > remaining() / 4) {
+    fail(fmt::format("field '{}' claims {} numbers at offset {} but only {} bytes are left", field, count, pos_,
+                     remaining()));
+    return items;
+  }
+  items.reserve(count);
+  for (uint32_t i = 0; i < count && !failed_; ++i) items.push_back(u32(field));
   return items;
 }
 

@@ -1,5 +1,5 @@
 // The field encoding of the agent protocol (docs/agent-protocol.md, section 3): fixed-width little-endian
-// integers, `str` as u32 byte count + bytes, `list<str>` as u32 element count + elements.
+// integers, `str` as u32 byte count + bytes, `list<str>` and `list<u32>` as u32 element count + elements.
 //
 // WireWriter appends fields to a caller-owned std::string. WireReader reads fields from a string_view and
 // never reads past its end: the first read that does not fit sets a sticky failure (with a message naming
@@ -26,6 +26,7 @@ class WireWriter {
   void i64(int64_t value);
   void str(std::string_view bytes);  // asserts bytes.size() fits in a u32
   void str_list(const std::vector<std::string>& items);
+  void u32_list(const std::vector<uint32_t>& items);
 
  private:
   std::string& out_;
@@ -48,6 +49,8 @@ class WireReader {
   // The element count is checked against the bytes left (every element takes at least 4), so a hostile
   // count fails at once instead of allocating.
   std::vector<std::string> str_list(const char* field);
+  // `list<u32>`: u32 count + that many u32s (the count checked against the bytes left, as for str_list).
+  std::vector<uint32_t> u32_list(const char* field);
 
   // Marks the read as failed (e.g. a field value out of range); the first failure wins.
   void fail(std::string message);

@@ -150,7 +150,11 @@ Result<void> with_pool(const SetupOptions& options, Result<void> (*step)(head::A
 
 }  // namespace
 
-Result<void> run_setup_ssh(const SetupOptions& options) { return with_pool(options, setup_ssh); }
+Result<void> run_setup_ssh(const SetupOptions& options) {
+  SetupOptions star = options;
+  star.connect.fanout = 0;  // the nodes cannot ssh to each other yet: that is what this sets up
+  return with_pool(star, setup_ssh);
+}
 Result<void> run_setup_hosts(const SetupOptions& options) { return with_pool(options, setup_hosts); }
 
 }  // namespace muster::setup

@@ -93,30 +93,27 @@ Result<SyncReport> run_sync(const SyncOptions& options) {
   if (!nodes) return nodes.error();
   std::vector<std::string> names;
   for (const auto& node : *nodes) names.push_back(node.name);
-  bool chain = fanout == "chain" || (fanout == "auto" && nodes->size() >= 3);
-  if (chain && transport != head::TransportKind::ssh) {
-    if (fanout == "chain") {
-      return make_error(ErrorKind::usage, "--fanout chain needs nodes reached over ssh (they ssh to each other)");
-    }
-    chain = false;
+  // chain: a tree of fanout 1 (each node passes the data to the next); star: fanout 0; a number: that fanout.
+  size_t tree_fanout = 0;
+  if (fanout == "chain" || (fanout == "auto" && nodes->size() >= 3)) {
+    tree_fanout = 1;
+  } else if (fanout != "star" && fanout != "auto") {
+    tree_fanout = static_cast<size_t>(std::stoul(fanout));  // the CLI checked it is a number
   }
-  request.connect_timeout_s = pool_flags.connect_timeout_s;
-  if (chain) {
-    request.chain.assign(nodes->begin() + 1, nodes->end());
-    auto pool = head::connect_nodes(pool_flags, {nodes->front()}, transport);
-    if (!pool) return pool.error();
-    auto report = run_sync_on_pool(**pool, names, request, verbose);
-    (*pool)->shutdown(3000);
-    if (report || report.error().kind != ErrorKind::unreachable || fanout == "chain" ||
-        report.error().message.rfind("relay chain:", 0) != 0) {
-      return report;
+  if (tree_fanout > 0 && transport == head::TransportKind::slurm) {
+    if (fanout != "auto") {
+      return make_error(ErrorKind::usage, "--fanout {} needs nodes reached over ssh (they ssh to each other)", fanout);
     }
-    fmt::print(stderr, "muster sync: cannot relay node to node ({}); sending from here to every node instead "
-                       "(`muster setup ssh` lets the nodes reach each other)\n", report.error().message);
-    request.chain.clear();
+    tree_fanout = 0;
   }
-  auto pool = head::connect_nodes(pool_flags, *nodes, transport);
+  head::ConnectOptions connect = pool_flags;
+  connect.fanout = tree_fanout;
+  connect.fall_back_to_star = fanout == "auto";  // an explicit fanout that cannot be built is an error
+  auto pool = head::connect_nodes(connect, *nodes, transport);
   if (!pool) return pool.error();
+  for (const auto& note : (*pool)->notes()) {
+    fmt::print(stderr, "muster sync: {} (`muster setup ssh` lets the nodes reach each other)\n", note);
+  }
   auto report = run_sync_on_pool(**pool, names, request, verbose);
   (*pool)->shutdown(3000);
   return report;

@@ -1,5 +1,5 @@
 // `muster sync` as the user asks for it (the flags' options), turned into a SyncRequest and run: connects to the
-// selected nodes (only the first one for a relay chain, whose other agents the chain starts), syncs with a
+// selected nodes (through a relay chain or tree: head/agent_pool.h), syncs with a
 // progress line on a terminal (stderr) and the summary or dry-run listing (stdout), and shuts the agents down.
 // The entry point of `muster sync`, and of `muster launch --sync` before a job.
 #pragma once
@@ -24,14 +24,17 @@ struct SyncOptions {
   bool no_compress = false;
   std::string links;            // keep, copy-target, skip; empty: ask when needed (source_scan.h)
   bool quiet = false;           // no summary when every node ends up identical
-  std::string fanout = "auto";  // star, chain, or auto (chain from 3 ssh nodes on, star if it cannot be built)
+  // star, chain, a number (a tree of that fanout), or auto (chain from 3 ssh nodes on; a node the chain cannot
+  // reach is reached from the head)
+  std::string fanout = "auto";
 };
 
 // Absolute, normalized paths; exclude patterns and files parsed (errors name the file and line).
 Result<SyncRequest> make_sync_request(const SyncOptions& options);
 
-// With fanout `auto`, a chain that cannot be built (nodes that cannot ssh to each other) falls back to a star,
-// saying so on stderr. Fails when any node's copy is not identical (after printing the summary).
+// With fanout `auto`, a node the chain cannot start (nodes that cannot ssh to each other) is reached from the head,
+// saying so on stderr; another fanout that cannot be built is an error. Fails when any node's copy is not
+// identical (after printing the summary).
 Result<SyncReport> run_sync(const SyncOptions& options);
 
 }  // namespace muster::sync_head

@@ -29,7 +29,6 @@ constexpr size_t kMaxFileErrors = 5;         // per node, in the report
 constexpr int64_t kProgressEveryMs = 250;
 
 struct NodeState {
-  bool hello = false;  // chain: the node's agent answered through the relay
   std::vector<sync::Entry> manifest;
   bool have_manifest = false;
   bool committed = false;
@@ -48,10 +47,10 @@ class Pusher final : public head::PoolListener {
       : pool_(pool),
         request_(request),
         progress_(progress),
-        chain_(!request.chain.empty()),
-        nodes_(chain_ ? 1 + request.chain.size() : pool.size()) {
+        nodes_(pool.size()) {
     report_.nodes.resize(nodes_.size());
-    report_.chain = chain_;
+    report_.tree_depth = pool.depth();
+    report_.head_connections = pool.connections();
     report_.destination = request.destination;
   }
 
@@ -60,8 +59,8 @@ class Pusher final : public head::PoolListener {
   void on_message(size_t node, const AgentMessage& message) override;
   void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
     std::string text = fmt::format("node lost: {}{}", why, diagnostics.empty() ? "" : " (" + diagnostics + ")");
-    // On a chain the pool's only node carries all the others: they are lost with it.
-    cut_from(node, chain_ ? nodes_.size() : node + 1, text);
+    fail_node(node, text);
+    nodes_[node].have_manifest = true;
   }
 
  private:
@@ -69,14 +68,10 @@ class Pusher final : public head::PoolListener {
   template <typename Done>
   Result<void> wait_until(Done done);
   void fail_node(size_t node, const std::string& why);
-  // Nodes [first, end) fail: `first` for `why`, the others as behind it on the chain.
-  void cut_from(size_t first, size_t end, const std::string& why);
-  std::string node_name(size_t node) const { return chain_ && node > 0 ? request_.chain[node - 1].name : pool_.name(node); }
-  bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(chain_ ? 0 : node); }
+  bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(node); }
   void on_node_message(size_t node, const AgentMessage& message);
-  void send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame);
+  size_t send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame);
   void send_to_node(size_t node, const HeadMessage& message) { send_to_nodes({node}, encode(message)); }
-  Result<void> open_chain();
   std::vector<size_t> all_nodes() const {
     std::vector<size_t> all(nodes_.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -92,7 +87,6 @@ class Pusher final : public head::PoolListener {
   head::AgentPool& pool_;
   const SyncRequest& request_;
   const ProgressCallback& progress_;
-  bool chain_;
   std::vector<NodeState> nodes_;
   SyncReport report_;
   int64_t transfer_start_ms_ = 0;
@@ -110,13 +104,6 @@ void Pusher::fail_node(size_t node, const std::string& why) {
   if (report_.nodes[node].error.empty()) report_.nodes[node].error = why;
 }
 
-void Pusher::cut_from(size_t first, size_t end, const std::string& why) {
-  for (size_t n = first; n < end; ++n) {
-    fail_node(n, n == first ? why : fmt::format("behind {} on the relay chain: {}", node_name(first), why));
-    nodes_[n].have_manifest = true;
-  }
-}
-
 void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
   auto& state = nodes_[node];
   if (file >= state.file_acked.size()) return;
@@ -128,62 +115,13 @@ void Pusher::acked(size_t node, uint32_t file, uint64_t bytes) {
   }
 }
 
-// Star: one frame per node. Chain: the pool's only agent gets one Relay for all of them (a plain frame when it
-// is for the first node alone).
-void Pusher::send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame) {
-  if (!chain_) {
-    for (size_t node : nodes) pool_.queue_frame(node, frame);
-    return;
-  }
-  if (nodes.size() == 1 && nodes[0] == 0) return pool_.queue_frame(0, frame);
-  std::vector<uint32_t> hops(nodes.begin(), nodes.end());
-  pool_.queue_frame(0, protocol::encode_relay_header(protocol::hop_mask(hops), frame.size()));
-  pool_.queue_frame(0, frame);
+// Through the pool: one frame per connection, each node of a tree passing it on to those below it that need it.
+// Returns the number of the head's connections it went out on.
+size_t Pusher::send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame) {
+  return pool_.queue_frame_to(nodes, frame);
 }
 
-void Pusher::on_message(size_t node, const AgentMessage& message) {
-  const auto* relayed = std::get_if<Relayed>(&message);
-  if (!chain_ || !relayed) return on_node_message(node, message);
-  size_t hop = relayed->hop;
-  if (hop >= nodes_.size()) return;
-  auto inner = decode_agent_frame(relayed->frame);
-  if (!inner) return fail_node(hop, "bad frame through the relay: " + inner.error().message);
-  if (!*inner) return;
-  if (std::holds_alternative<Hello>(**inner)) {
-    nodes_[hop].hello = true;
-  } else if (const auto* error = std::get_if<AgentError>(&**inner)) {
-    // A relay that failed at `hop` (or an agent there that gave up) cuts the chain there.
-    cut_from(hop, nodes_.size(), error->message);
-  } else {
-    on_node_message(hop, **inner);
-  }
-}
-
-Result<void> Pusher::open_chain() {
-  RelayOpen open;
-  for (const auto& node : request_.chain) {
-    open.destinations.push_back(node.destination);
-    open.names.push_back(node.name);
-  }
-  open.connect_timeout_s = static_cast<uint32_t>(request_.connect_timeout_s);
-  pool_.send(0, open);
-  nodes_[0].hello = true;
-  // Each hop bounds its own child's start; this bounds the whole chain in case a hop says nothing.
-  int64_t deadline = posix::monotonic_ms() + 30'000 + static_cast<int64_t>(request_.chain.size()) *
-                                                          (request_.connect_timeout_s * 1000 + 2000);
-  auto waited = wait_until([&] {
-    return posix::monotonic_ms() > deadline || std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) {
-             return s.hello || s.failed;
-           });
-  });
-  if (!waited) return waited;
-  for (size_t n = 0; n < nodes_.size(); ++n) {
-    if (nodes_[n].hello) continue;
-    std::string why = report_.nodes[n].error.empty() ? "no answer through the relay chain" : report_.nodes[n].error;
-    return make_error(ErrorKind::unreachable, "relay chain: {}: {}", node_name(n), why);
-  }
-  return {};
-}
+void Pusher::on_message(size_t node, const AgentMessage& message) { on_node_message(node, message); }
 
 void Pusher::on_node_message(size_t node, const AgentMessage& message) {
   auto& state = nodes_[node];
@@ -274,8 +212,7 @@ void Pusher::send_to(const std::vector<size_t>& targets, uint32_t id, const std:
     report_.nodes[node].wire_bytes += frame.size();
   }
   if (live.empty()) return;
-  send_to_nodes(live, frame);
-  report_.head_wire_bytes += chain_ ? frame.size() : frame.size() * live.size();
+  report_.head_wire_bytes += frame.size() * send_to_nodes(live, frame);
 }
 
 Result<bool> Pusher::send_chunk(uint32_t id, const std::vector<size_t>& targets, SyncData data, uint64_t raw) {
@@ -397,9 +334,6 @@ Result<SyncReport> Pusher::run() {
     report_.source_bytes += entry.size;
   }
 
-  if (chain_) {
-    if (auto opened = open_chain(); !opened) return opened.error();
-  }
   uint8_t flags = request_.dry_run ? kSyncDryRun : 0;
   for (size_t node = 0; node < nodes_.size(); ++node) {
     if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;

@@ -8,8 +8,9 @@
 //    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before
 //    renaming it into place.
 // 4. Commits (symlinks, metadata, directory times) and collects per-node results.
-// A node that is lost or reports an error does not stop the others; its report says what happened (on a chain,
-// a lost node takes the nodes after it along).
+// A node that is lost or reports an error does not stop the others; its report says what happened (through a
+// tree, a lost node takes the nodes it carried along). In a pool with a fanout (head/agent_pool.h) every file
+// leaves the head once per connection and crosses each link once: a fanout of 1 is a relay chain.
 #pragma once
 
 #include <cstdint>
@@ -33,11 +34,6 @@ struct SyncRequest {
   bool compress = true;
   LinkPolicy links = LinkPolicy::ask;  // what links that leave the tree become (source_scan.h)
   std::string cache_dir;            // hash cache of the source (empty: default)
-  // Relay chain: when not empty, the pool holds only the first node and these are the nodes after it, reached
-  // through the chain (node 1's agent starts node 2's over ssh from node 1, and so on). Every file then leaves
-  // the head once and crosses each link once. Empty: the head sends to every node of the pool itself (star).
-  std::vector<head::PoolNode> chain;
-  int connect_timeout_s = 10;  // per hop of the chain
 };
 
 struct NodeSyncReport {
@@ -61,7 +57,8 @@ struct SyncReport {
   int64_t transfer_ms = 0;    // first file byte to last commit
   uint64_t unique_bytes = 0;  // bytes read from the source to send (each file once, whatever the node count)
   uint64_t head_wire_bytes = 0;  // file data the head wrote to its connections (star: once per node; chain: once)
-  bool chain = false;
+  size_t tree_depth = 1;         // 1: the star; the node count, over one connection: a chain (the pool's depth())
+  size_t head_connections = 0;   // the pool's connections()
   std::vector<NodeSyncReport> nodes;
   bool ok() const;
 };
@@ -76,9 +73,9 @@ struct SyncProgress {
 
 using ProgressCallback = std::function<void(const SyncProgress&)>;
 
-// Fails only for the head's own reasons (source unreadable or unsafe, interrupted) or when a relay chain cannot
-// be built (ErrorKind::unreachable, naming the hop: the caller may fall back to a star); node problems are in
-// the report. Reports are in node order: the pool's nodes, then the chain's. `progress` (may be empty) is called a few times per second during the transfer and once at the end.
+// Fails only for the head's own reasons (source unreadable or unsafe, interrupted); node problems are in the
+// report, in the pool's node order. `progress` (may be empty) is called a few times per second during the
+// transfer and once at the end.
 Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress);
 
 }  // namespace muster::sync_head

@@ -108,8 +108,14 @@ std::string format_summary(const SyncReport& report, const std::vector<std::stri
   if (moved_max > 0) {
     out += fmt::format(", {} per node", format_rate(moved_max, report.transfer_ms));
     out += fmt::format(", {} read once for all nodes", format_size(report.unique_bytes));
-    out += fmt::format("; the head sent {} ({})", format_size(report.head_wire_bytes),
-                       report.chain ? "relay chain: each node passes it on to the next" : "to each node");
+    std::string how = "to each node";
+    if (report.tree_depth > 1 && report.head_connections == 1 && report.tree_depth == report.nodes.size()) {
+      how = "relay chain: each node passes it on to the next";
+    } else if (report.tree_depth > 1) {
+      how = fmt::format("over {} connections, each node passing it on to those below it ({} levels)",
+                        report.head_connections, report.tree_depth);
+    }
+    out += fmt::format("; the head sent {} ({})", format_size(report.head_wire_bytes), how);
   }
   out += "\n";
   return out;

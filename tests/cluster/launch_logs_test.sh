@@ -19,32 +19,19 @@ require_root_and_namespaces
 source "$(dirname "$0")/launch_lib.sh"
 
 readonly NODES=2 PER_NODE=2 WORLD=4 FAILING_RANK=3
-# What rank $RANK (node $NODE_RANK) writes; dash on the nodes and on the head alike. Rank 3 exits 3 a while
-# after everyone else exited 0.
-# shellcheck disable=SC2016  # expanded by the worker's sh
-readonly EMIT='
-r=$RANK
-printf "rank %s of node %s: start\n" "$r" "$NODE_RANK"
-printf "progress   0%%\r"; sleep 0.05; printf "progress  50%%\r"; sleep 0.05; printf "progress 100%%\n"
-printf "crlf line 1\r\ncrlf line 2\r\n"
-printf "partial "; sleep 0.2; printf "and the rest of the line\n"
-printf "esc \033[31mred\033[0m tab\there bytes \377\376\001 utf8 ünï ✓\n"
-i=0; while [ $i -lt 2000 ]; do printf "bulk %s %05d ................................\n" "$r" $i; i=$((i + 1)); done
-head -c 200000 /dev/zero | tr "\0" "y"; printf "\n"
-printf "bare cr at the end of a write\r"; sleep 0.05; printf "overwritten\n"
-printf "last line without newline %s" "$r"
-if [ "$r" = 3 ]; then sleep 2; exit 3; fi  # after the others (they need ~0.4 s), so none is stopped by fail-fast
-'
+# What each rank writes (rank 3 exits 3 a while after everyone else exited 0): the same script on the head makes
+# the expected logs.
+readonly EMIT=(sh tests/cluster/scripts/emit_known_bytes.sh "$FAILING_RANK")
 
 logs_and_manifest() {
   local run=$SCRATCH/logs out=$SCRATCH/logs.out r expected
   step "2 nodes x 2 workers write known bytes"
-  start_muster "$out" --run-dir "$run" -w "node[1-$NODES]" --nproc-per-node "$PER_NODE" -- sh -c "$EMIT" emit
+  start_muster "$out" --run-dir "$run" -w "node[1-$NODES]" --nproc-per-node "$PER_NODE" -- "${EMIT[@]}"
   wait_exit "$MUSTER_PID" 30
   assert_eq "$FAILING_RANK" "$EXIT_RC" "job exit status (rank $FAILING_RANK exits $FAILING_RANK; output: $(tail -n 20 "$out" | cat -v))"
   for ((r = 0; r < WORLD; r++)); do
     expected=$SCRATCH/expected-$r
-    RANK=$r NODE_RANK=$((r / PER_NODE)) sh -c "$EMIT" emit >"$expected" || true
+    RANK=$r NODE_RANK=$((r / PER_NODE)) "${EMIT[@]}" >"$expected" || true
     [[ -f $run/rank-$r.log ]] || fail "no $run/rank-$r.log"
     cmp "$expected" "$run/rank-$r.log" ||
       fail "rank-$r.log differs from what rank $r wrote ($(wc -c <"$expected") bytes expected, $(wc -c <"$run/rank-$r.log") logged)"
@@ -67,7 +54,7 @@ check([n["node_rank"] for n in nodes] == [0, 1], "node ranks")
 check([[x["rank"] for x in n["ranks"]] for n in nodes] == [[0, 1], [2, 3]], "ranks per node")
 check([[x["local_rank"] for x in n["ranks"]] for n in nodes] == [[0, 1], [0, 1]], "local ranks per node")
 check(m["world_size"] == world, "world_size")
-check(m["command"][:2] == ["sh", "-c"] and m["command"][-1] == "emit", f"command {m['command'][:2]}")
+check(m["command"][:2] == ["sh", "tests/cluster/scripts/emit_known_bytes.sh"], f"command {m['command'][:2]}")
 check(m["exit_code"] == failing, f"exit_code {m['exit_code']}")
 ranks = m["attempts"][-1]["ranks"]
 check(sorted(ranks, key=int) == [str(r) for r in range(world)], f"ranks listed {sorted(ranks)}")

@@ -8,8 +8,8 @@
 #   3. the head SIGKILLed mid-transfer (links capped so the transfer takes a while): no destination path holds a
 #      partial file (the big file is still its old, complete version everywhere), no temporary is left, and a
 #      re-run completes and verifies;
-#   4. `--fanout star` sends from the head to every node; with node3 refusing node2's key the chain cannot be
-#      built and `auto` falls back to the star, saying so;
+#   4. `--fanout star` sends from the head to every node; with node3 refusing node2's key, `auto` reaches node3
+#      from the head (saying so) and node3 carries the chain on; `--fanout chain` fails naming node3;
 #   5. `launch --sync DIR` syncs before starting: the job sees the new file on every node.
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces).
 # shellcheck source=lib.sh
@@ -144,13 +144,14 @@ node2_key=$("$TESTBED" exec node2 cat /root/.ssh/id_ed25519.pub | cut -d' ' -f2)
   >/dev/null 2>&1 || true
 echo "fallback" >>"$SRC/dir04/f04.txt"
 out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "sync with a broken node2 -> node3 link failed: $out"
-assert_contains "$out" "cannot relay node to node" "fallback notice"
-assert_contains "$out" "node3" "fallback notice names the hop"
-assert_contains "$out" "to each node" "fallback to the star"
-assert_all_nodes_match "--fanout star and the fallback from a broken chain"
+assert_contains "$out" "node2 could not start the agent of node3" "fallback notice names the hop"
+assert_contains "$out" "the head connects to it directly" "fallback notice"
+# node3 is reached from the head and carries the rest of the chain on.
+assert_contains "$out" "over 2 connections, each node passing it on to those below it" "the chain from node3 on"
+assert_all_nodes_match "--fanout star and the chain around a broken link"
 out=$(muster_sync "$SRC" --to "$DEST" --fanout chain 2>&1) && fail "--fanout chain over a broken link should fail: $out"
-assert_contains "$out" "relay chain: node3" "--fanout chain names the hop it could not reach"
-step "a chain broken at node2 -> node3: --fanout chain fails naming node3, auto falls back to the star"
+assert_contains "$out" "could not start the agent of node3" "--fanout chain names the hop it could not reach"
+step "a chain broken at node2 -> node3: --fanout chain fails naming node3, auto reaches node3 from the head and goes on from there"
 
 # --- 5. launch --sync
 CODE=$SCRATCH/code

@@ -23,6 +23,17 @@ stalls() {
   assert_eq 124 "$(manifest_get "muster-runs/$JOB-b" 'm["exit_code"]')" "manifest exit code"
   assert_eq "True" "$(manifest_get "muster-runs/$JOB-b" 'len(m["hangs"]) == 1')" "manifest hangs"
 
+  # A stalled job whose rank ignores SIGTERM is stopped with SIGKILL after --grace; meanwhile the head waits in
+  # its loop (a stall deadline that has passed once wakes nothing: it once spun at 100 % of a core here). Its CPU
+  # time over the 10 s grace stays far below what a spinning loop takes, even on a loaded machine.
+  job grace
+  local cpu
+  cpu=$( { TIMEFORMAT='%U %S'; time "$MUSTER" launch -q --job-id "$JOB" --hang-timeout 1 --grace 10 -- \
+    sh -c 'trap "" TERM; sleep 60' >/dev/null 2>&1; } 2>&1 ) || true
+  cpu=$(awk '{printf "%d", ($1 + $2) * 1000}' <<<"$cpu")
+  ((cpu < 1500)) || fail "the head used ${cpu} ms of CPU while a stalled job's rank took its 10 s grace"
+  echo "  a stalled rank that ignores SIGTERM: killed after --grace; the head used ${cpu} ms of CPU meanwhile" >&2
+
   job progress
   out=$("$MUSTER" launch -q --job-id "$JOB" --hang-timeout 2 -- \
     sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do touch "$MUSTER_PROGRESS_FILE"; sleep 0.5; done' 2>&1) ||

@@ -23,11 +23,13 @@ TEST(Hops, MaskRoundTrips) {
   EXPECT_FALSE(has_hop("\x01", 8));
 }
 
-TEST(Hops, NextHopsMovesEveryHopOneCloserAcrossBytes) {
-  EXPECT_EQ(hops_in(next_hops(hop_mask({0, 1, 8, 9, 17}))), (std::vector<uint32_t>{0, 7, 8, 16}));
-  EXPECT_EQ(next_hops(hop_mask({0})), "");  // only this agent: nothing to forward
-  EXPECT_EQ(next_hops(""), "");
-  EXPECT_EQ(next_hops(hop_mask({8})), "\x80");  // trailing zero bytes dropped
+TEST(Hops, AnyHopFindsASubtreeWithABitSet) {
+  std::string mask = hop_mask({0, 9, 17});
+  EXPECT_TRUE(has_any_hop(mask, {3, 4, 9}));
+  EXPECT_TRUE(has_any_hop(mask, {17}));
+  EXPECT_FALSE(has_any_hop(mask, {1, 2, 8, 10, 16, 18, 1000}));  // past the mask's end: not set
+  EXPECT_FALSE(has_any_hop(mask, {}));
+  EXPECT_FALSE(has_any_hop("", {0}));
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ SyncReport sample_report() {
   report.transfer_ms = 2000;
   report.unique_bytes = 1500;
   report.head_wire_bytes = 1200;
-  report.chain = true;
+  report.tree_depth = 2;  // a chain of the two nodes, over one connection
+  report.head_connections = 1;
   NodeSyncReport ok;
   ok.files_done = 3;
   ok.bytes_done = 1500;
@@ -64,6 +65,18 @@ TEST(SyncView, SummaryHasOneLinePerNodeAndNamesFailures) {
   EXPECT_NE(out.find("  node1        3      1.5 kB      1.2 kB        0        1     1.9s  identical"), std::string::npos) << out;
   EXPECT_NE(out.find("FAILED\n      node lost: no heartbeat for 5000 ms"), std::string::npos) << out;
   EXPECT_NE(out.find("relay chain"), std::string::npos) << out;
+}
+
+TEST(SyncView, SummarySaysHowTheDataTravelled) {
+  SyncReport report = sample_report();
+  report.tree_depth = 1;
+  report.head_connections = 2;
+  EXPECT_NE(format_summary(report, {"node1", "node2"}, "/s", "/d").find("(to each node)"), std::string::npos);
+  report.nodes.push_back(report.nodes[0]);
+  report.tree_depth = 2;
+  std::string out = format_summary(report, {"node1", "node2", "node3"}, "/s", "/d");
+  EXPECT_NE(out.find("over 2 connections, each node passing it on to those below it (2 levels)"), std::string::npos)
+      << out;
 }
 
 TEST(SyncView, DryRunListsWhatWouldChange) {
