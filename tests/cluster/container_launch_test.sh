@@ -15,7 +15,7 @@
 #      node3, and 2 s later no container and no job process is left on any node (the bare-metal limits of
 #      launch_teardown_test.sh).
 #   6. kill -9 of the head: within 2 s no container and no job process on any node (launch_orphans_test.sh).
-#   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client to node2: within 2 s no
+#   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client (or master) to node2: within 2 s no
 #      job process is left on any node, the head exits non-zero naming node2, and no container is left.
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
 #      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
@@ -279,8 +279,14 @@ ssh_killed() {
   local client t0
   step "6c. kill -9 of the head's ssh client to node2"
   start_sleep_job sshkill
-  client=$(ps --ppid "$MUSTER_PID" -o pid=,args= | awk '/^ *[0-9]+ ssh .* node2 / {print $1}')
-  [[ $(grep -c . <<<"$client") == 1 ]] || fail "6c. expected one ssh client to node2: $(ps --ppid "$MUSTER_PID" -o pid=,args=)"
+  # The process that carries the head's connection to node2: an ssh client of the head's, or, when the head
+  # opened node2's session on its open ssh master (transport/ssh_master.h), that master.
+  client=$(ps --ppid "$MUSTER_PID" -o pid=,args= | awk '/^ *[0-9]+ ssh .* node2( |$)/ {print $1}' || true)
+  if [[ -z $client ]]; then
+    client=$(ps -eo pid=,args= | awk -v dir="$MUX_HOME" 'index($0, dir) && /^ *[0-9]+ ssh .* node2( |$)/ {print $1}' || true)
+  fi
+  [[ $(grep -c . <<<"$client") == 1 ]] ||
+    fail "6c. expected one ssh client or master to node2, found '$client': $(ps -eo pid=,args= | grep '[s]sh .*node2')"
   t0=$(now_us)
   kill -KILL "$client"
   lost_node_cleanup "6c. ssh client killed" "$t0"
