@@ -279,14 +279,13 @@ ssh_killed() {
   local client t0
   step "6c. kill -9 of the head's ssh client to node2"
   start_sleep_job sshkill
-  # The process that carries the head's connection to node2: an ssh client of the head's, or, when the head
-  # opened node2's session on its open ssh master (transport/ssh_master.h), that master.
-  client=$(ps --ppid "$MUSTER_PID" -o pid=,args= | awk '/^ *[0-9]+ ssh .* node2( |$)/ {print $1}' || true)
-  if [[ -z $client ]]; then
-    client=$(ps -eo pid=,args= | awk -v dir="$MUX_HOME" 'index($0, dir) && /^ *[0-9]+ ssh .* node2( |$)/ {print $1}' || true)
-  fi
+  # The process that holds the head's TCP connection to node2's sshd: an ssh client of the head's, or, when the
+  # head opened node2's session on its open ssh master (transport/ssh_master.h), that master.
+  local ip
+  ip=$("$TESTBED" ip node2)
+  client=$(ss -Htnp state established dst "$ip" dport = :22 | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u || true)
   [[ $(grep -c . <<<"$client") == 1 ]] ||
-    fail "6c. expected one ssh client or master to node2, found '$client': $(ps -eo pid=,args= | grep '[s]sh .*node2')"
+    fail "6c. expected one process connected to node2's sshd, found '$client': $(ss -tnp dst "$ip")"
   t0=$(now_us)
   kill -KILL "$client"
   lost_node_cleanup "6c. ssh client killed" "$t0"
