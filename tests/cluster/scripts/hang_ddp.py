@@ -3,7 +3,8 @@
 # diagnosis_hang_test.sh.
 #   hang_ddp.py --stuck-rank R [--steps N]: every rank trains N steps, then rank R sleeps in
 #   stuck_in_data_loader() and the others block in all_reduce. --stuck-rank -1: nobody stops (a healthy job that
-#   keeps training until killed, printing nothing after its warm-up).
+#   keeps training until killed, printing nothing after its warm-up; a step a second, the ranks resting together
+#   in rest_between_steps() most of the time, since the all_reduce keeps them in step).
 import argparse
 import os
 import time
@@ -14,6 +15,10 @@ import torch.distributed as dist
 
 def stuck_in_data_loader():
     time.sleep(3600)
+
+
+def rest_between_steps():
+    time.sleep(1.0)
 
 
 def train_step(model, optimizer, batch):
@@ -44,7 +49,7 @@ def main():
         if rank == args.stuck_rank:
             stuck_in_data_loader()
         train_step(model, optimizer, batch)
-        time.sleep(0.01)
+        rest_between_steps()
 
 
 if __name__ == "__main__":
