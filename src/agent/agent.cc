@@ -520,6 +520,7 @@ void Agent::signal_workers(uint32_t id, int signal) {
     // Exited workers' groups are signalled too (their children may still be running), but only while the group is
     // still ours: once its leader is reaped the id may be reused (posix/process_groups.h).
     if (worker->process.reaped()) {
+      if (!posix::group_exists(worker->process.pgid())) continue;  // gone: nothing to signal, no scan of /proc
       if (!ours) ours = posix::groups_in_session(session_);
       if (!ours->contains(worker->process.pgid())) continue;
     }
@@ -553,6 +554,9 @@ void Agent::on_signals() {
 
 void Agent::on_timers() {
   int64_t now = posix::monotonic_ms();
+  if (!head_gone_ && !head_eof_ && now - last_heard_ms_ > options_.heartbeat_timeout_ms) {
+    on_head_readable();  // look once more before judging: after a stall of this agent, the words may be waiting
+  }
   if (!head_gone_ && now - last_heard_ms_ > options_.heartbeat_timeout_ms) {
     head_lost(fmt::format("no word from the head for {} ms", now - last_heard_ms_).c_str());
   }

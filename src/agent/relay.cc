@@ -168,8 +168,14 @@ void RelayChild::on_timer(int64_t now) {
     return;
   }
   if (!watch_.paused && now - session_->last_heard_ms() > heartbeat_timeout_ms_) {
-    fail(fmt::format("no heartbeat for {} ms", now - session_->last_heard_ms()));
-    return;
+    // Look once more before judging: after this agent itself stalled (a loaded machine), the child's heartbeats
+    // may be waiting in the pipe, ready but not yet in a round of events.
+    on_event(tokens_.out);
+    if (done()) return;
+    if (!watch_.paused && now - session_->last_heard_ms() > heartbeat_timeout_ms_) {
+      fail(fmt::format("no heartbeat for {} ms", now - session_->last_heard_ms()));
+      return;
+    }
   }
   if (now >= next_heartbeat_ms_) {
     session_->send(protocol::HeadHeartbeat{heartbeat_seq_++, 0});

@@ -382,8 +382,13 @@ void AgentPool::heartbeats(int64_t now, PoolListener& listener) {
     session.send(protocol::HeadHeartbeat{heartbeat_seq_, 0});
     sync_registrations(node);
     if (now - session.last_heard_ms() > options_.heartbeat_timeout_ms) {
-      lose(node, fmt::format("no heartbeat for {} ms", now - session.last_heard_ms()), session.diagnostics(),
-           &listener);
+      // Look once more before judging (the head may have stalled itself): heartbeats may wait in the pipe.
+      service(node, kAgentOut, &listener);
+      if (!slots_[node].session || !alive(node)) continue;
+      if (now - slots_[node].session->last_heard_ms() > options_.heartbeat_timeout_ms) {
+        lose(node, fmt::format("no heartbeat for {} ms", now - slots_[node].session->last_heard_ms()),
+             slots_[node].session->diagnostics(), &listener);
+      }
     }
   }
   ++heartbeat_seq_;

@@ -63,7 +63,7 @@ Result<void> Poller::modify(int fd, uint32_t events, uint64_t token) {
 Result<void> Poller::remove(int fd) { return control(epoll_.get(), EPOLL_CTL_DEL, fd, 0, 0, "remove"); }
 
 Result<std::vector<PollEvent>> Poller::wait(int timeout_ms) {
-  std::array<epoll_event, 64> ready{};
+  std::array<epoll_event, kMaxEvents> ready{};
   sigset_t mask = detail::original_signal_mask();
   int n = ::epoll_pwait(epoll_.get(), ready.data(), static_cast<int>(ready.size()), timeout_ms, &mask);
   if (n < 0) {

@@ -43,8 +43,12 @@ class Poller {
   Result<void> modify(int fd, uint32_t events, uint64_t token);
   Result<void> remove(int fd);
 
+  // The most events one wait() returns. A relay watches ~80 descriptors (31 children's and its workers' pipes);
+  // callers check timers after each round and must not judge a descriptor left for the next round as silent.
+  static constexpr int kMaxEvents = 256;
+
   // Waits up to timeout_ms (-1: no limit, 0: just look) for registered fds to become ready. Returns the
-  // ready ones (at most 64 per call; the rest come next call), or an empty list on timeout or when a
+  // ready ones (at most kMaxEvents per call; the rest come next call), or an empty list on timeout or when a
   // signal was delivered.
   Result<std::vector<PollEvent>> wait(int timeout_ms);
 

@@ -1,6 +1,9 @@
 #include "posix/process_groups.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +30,8 @@ bool group_and_session(const std::filesystem::path& stat_file, int& group, int& 
 }  // namespace
 
 int current_session_id() { return static_cast<int>(::getsid(0)); }
+
+bool group_exists(int pgid) { return pgid > 1 && (::kill(-pgid, 0) == 0 || errno != ESRCH); }
 
 std::set<int> groups_in_session(int sid) {
   std::set<int> groups;

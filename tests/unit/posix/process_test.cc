@@ -18,6 +18,7 @@
 #include "posix/clock.h"
 #include "posix/pipe.h"
 #include "posix/poller.h"
+#include "posix/process_groups.h"
 #include "posix/signals.h"
 #include "posix_test_support.h"
 
@@ -349,6 +350,28 @@ TEST(Process, SignallingTheGroupKillsGrandchildren) {
   EXPECT_EQ(wait_for(*child, 5000), ExitStatus(Signaled{SIGTERM}));
   EXPECT_TRUE(gone_within(grandchild, 2000));
   if (!process_gone(grandchild)) ::kill(grandchild, SIGKILL);
+}
+
+// The agent signals an exited worker's group only if group_exists (no scan of /proc otherwise) and the group is in
+// its session: a group outlives its reaped leader while any member lives, and is gone once none is left.
+TEST(ProcessGroups, AGroupExistsWhileAnyMemberLivesAndIsInOurSession) {
+  std::optional<Process> spawned;
+  int grandchild = start_with_grandchild(SpawnOptions{}, spawned);
+  ASSERT_TRUE(spawned);
+  ChildGuard child(std::move(*spawned));
+  ASSERT_GT(grandchild, 0);
+  int pgid = child->pgid();
+  EXPECT_TRUE(group_exists(pgid));
+  ASSERT_EQ(::kill(child->pid(), SIGKILL), 0);  // the leader only
+  EXPECT_EQ(wait_for(*child, 5000), ExitStatus(Signaled{SIGKILL}));
+  EXPECT_TRUE(group_exists(pgid)) << "the grandchild still lives in the group";
+  EXPECT_TRUE(groups_in_session(current_session_id()).contains(pgid));
+  ASSERT_EQ(::kill(grandchild, SIGKILL), 0);
+  int64_t deadline = monotonic_ms() + 5000;  // the orphan is reaped by init (a zombie still counts)
+  while (group_exists(pgid) && monotonic_ms() < deadline) ::usleep(5000);
+  EXPECT_FALSE(group_exists(pgid));
+  EXPECT_FALSE(group_exists(0));
+  EXPECT_FALSE(group_exists(1));
 }
 
 TEST(Process, WithoutAGroupOnlyTheChildIsSignalled) {
