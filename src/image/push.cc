@@ -99,6 +99,16 @@ head::ConnectOptions only(const head::ConnectOptions& all, const std::vector<std
   return some;
 }
 
+// Each node's answer to `muster node image`: what it holds, or why it could not say.
+std::vector<NodeImageState> states_of(const std::vector<head::NodeRun>& runs) {
+  std::vector<NodeImageState> states;
+  for (const auto& run : runs) {
+    if (!run.ran) states.push_back({"", "", run.error.empty() ? run.err : run.error, -1});
+    else states.push_back(node_image_state_from_json(run.out));
+  }
+  return states;
+}
+
 // Every node's runtime and id for the image.
 Result<std::vector<NodeImageState>> node_states(const PushOptions& options, std::vector<std::string>& names,
                                                 std::vector<std::string>& destinations) {
@@ -112,12 +122,7 @@ Result<std::vector<NodeImageState>> node_states(const PushOptions& options, std:
   }, kInspectTimeoutMs);
   (*pool)->shutdown(3000);
   if (!runs) return runs.error();
-  std::vector<NodeImageState> states;
-  for (const auto& run : *runs) {
-    if (!run.ran) states.push_back({"", "", run.error.empty() ? run.err : run.error, -1});
-    else states.push_back(node_image_state_from_json(run.out));
-  }
-  return states;
+  return states_of(*runs);
 }
 
 // Loads the archive on the nodes (in parallel), then removes it there.
@@ -137,12 +142,7 @@ Result<std::vector<NodeImageState>> load_on(const PushOptions& options, const st
   (void)head::run_on_nodes(**pool, [&](size_t) { return op({"--remove", archive}); }, kInspectTimeoutMs);
   (*pool)->shutdown(3000);
   if (!runs) return runs.error();
-  std::vector<NodeImageState> states;
-  for (const auto& run : *runs) {
-    if (!run.ran) states.push_back({"", "", run.error.empty() ? run.err : run.error, -1});
-    else states.push_back(node_image_state_from_json(run.out));
-  }
-  return states;
+  return states_of(*runs);
 }
 
 // The runtime on this machine that holds the image, and its id: the one asked for first, then the other one
