@@ -361,7 +361,7 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   };
   if (request.argv.empty()) return fail("empty command");
   if (!request.cwd.empty() && !posix::is_directory(request.cwd)) {
-    bool contained = posix::path_exists("/run/.containerenv") || posix::path_exists("/.dockerenv");
+    bool contained = options_.in_container;  // not /.dockerenv: a VM or machine built from an image may have one
     return fail(fmt::format("working directory '{}' does not exist {} (use --chdir{})", request.cwd,
                             contained ? "in this container" : "on this node",
                             contained ? ", or mount it into the container" : ""));

@@ -17,6 +17,7 @@ struct AgentOptions {
   int heartbeat_timeout_ms = 5000;  // head silent this long -> head lost
   int lost_head_grace_ms = 1000;    // SIGTERM -> SIGKILL delay when the head is gone
   std::string node_name;            // a virtual node's name (--node-name): its Hello's host name; empty: the host's
+  bool in_container = false;        // started inside the job's container (--in-container): messages say so
 };
 
 // Runs the agent until the head says Shutdown (returns 0) or is lost (returns 1).

@@ -38,17 +38,9 @@ int run_guard() {
 Result<Guard> start_guard() {
   auto pipe = posix::make_pipe();
   if (!pipe) return pipe.error();
-  auto null = posix::open_dev_null();
-  if (!null) return null.error();
-  posix::SpawnOptions options;
-  options.argv = posix::self_exec_argv();  // this program again, also under a container's explicit loader
-  options.argv.insert(options.argv.end(), {"agent", "--guard"});
-  options.stdin_fd = pipe->read.get();
-  options.stdout_fd = null->get();
-  options.stderr_fd = null->get();
-  options.new_process_group = true;
-  options.search_path = false;
-  auto process = posix::spawn(options);
+  // A fork of the agent, not muster exec'ed again: the agent has one thread, and the guard needs nothing but its
+  // pipe (also under a container's explicit loader, which an exec would have to name).
+  auto process = posix::fork_call(pipe->read.get(), "muster-guard", &run_guard);
   if (!process) return process.error();
   return Guard{std::move(*process), std::move(pipe->write)};
 }

@@ -1,4 +1,4 @@
-// The agent's guard: a tiny process (`muster agent --guard`) that outlives the agent just long enough to kill
+// The agent's guard: a tiny process (a fork of the agent) that outlives the agent just long enough to kill
 // what the agent started. PR_SET_PDEATHSIG reaches only the agent's direct children (the workers); the
 // processes *they* start (a shell's `cmd &`, DataLoader workers of a dying rank) would survive a SIGKILLed
 // agent. The agent writes every worker's process-group id to the guard's stdin, one decimal per line; when
@@ -19,7 +19,8 @@ namespace muster::agent {
 // The guard's main: reads group ids from stdin until EOF, then kills the groups. Returns the exit code.
 int run_guard();
 
-// Starts the guard (this executable, `agent --guard`); returns it and the write end of its pipe.
+// Starts the guard (a fork of this process running run_guard, posix::fork_call); returns it and the write end of
+// its pipe.
 struct Guard {
   posix::Process process;
   posix::Fd pipe;  // write a group id followed by '\n'

@@ -16,6 +16,7 @@ int run_agent(const std::vector<std::string>& args) {
   app->add_option("--heartbeat-timeout-ms", options.heartbeat_timeout_ms)->check(CLI::Range(100, 3'600'000));
   app->add_option("--lost-head-grace-ms", options.lost_head_grace_ms)->check(CLI::Range(0, 600'000));
   app->add_option("--node-name", options.node_name, "be a virtual node of this name (many agents on one machine)");
+  app->add_flag("--in-container", options.in_container, "this agent runs inside the job's container");
   bool guard = false;
   app->add_flag("--guard", guard, "run as the agent's guard (see src/agent/guard.h)");
   if (!args.empty() && args[0] == "--guard") return agent::run_guard();
@@ -27,11 +28,12 @@ int run_agent(const std::vector<std::string>& args) {
   if (!container_spec.empty()) {
     auto spec = container::spec_from_json(container_spec);
     if (!spec) return report_error(spec.error());
-    std::vector<std::string> inner;  // the same arguments, for the agent inside
+    std::vector<std::string> inner;  // the same arguments, for the agent inside, which is told where it is
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--container-spec") ++i;
       else if (!args[i].starts_with("--container-spec=")) inner.push_back(args[i]);
     }
+    inner.push_back("--in-container");
     return container::enter_container(*spec, inner);
   }
   return agent::run_agent(options);

@@ -251,6 +251,23 @@ Result<void> signal_group(int pgid, int sig) {
   return {};
 }
 
+Result<Process> fork_call(int stdin_fd, const char* name, int (*body)()) {
+  Fd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!null.valid()) return make_error(ErrorKind::io, "cannot open /dev/null: {}", std::strerror(errno));
+  sigset_t mask = detail::original_signal_mask();
+  pid_t pid = ::fork();
+  if (pid < 0) return make_error(ErrorKind::io, "cannot start a helper process: fork: {}", std::strerror(errno));
+  if (pid == 0) {
+    reset_signals(mask);
+    (void)::prctl(PR_SET_NAME, name);
+    if (::setpgid(0, 0) != 0 || !redirect_stdio({stdin_fd, null.get(), null.get()})) ::_exit(127);
+    if (::close_range(3, ~0U, 0) != 0) ::_exit(127);
+    ::_exit(body());
+  }
+  (void)::setpgid(pid, pid);  // also here: the caller may signal the group before the child ran
+  return Process(pid, pid);
+}
+
 Result<Process> spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return make_error(ErrorKind::usage, "cannot run an empty command");
   Fd dev_null;

@@ -88,6 +88,7 @@ class Process {
  private:
   friend Result<Process> spawn(const SpawnOptions& options);
   friend Result<std::optional<Process>> fork_detached(int output_fd, const std::vector<int>& keep);
+  friend Result<Process> fork_call(int stdin_fd, const char* name, int (*body)());
   Process(int pid, int pgid) : pid_(pid), pgid_(pgid) {}
   std::optional<ExitStatus> reap(bool block);
 
@@ -97,6 +98,13 @@ class Process {
 };
 
 Result<Process> spawn(const SpawnOptions& options);
+
+// A child that runs `body` without exec'ing anything, then _exits with what it returns: forked in a new process
+// group, named `name` (its comm, what ps and pgrep show; the command line stays the parent's), with `stdin_fd` as its 0, /dev/null as 1 and 2, no other fd, every signal at its default and the mask
+// muster had before SignalBlock. For a small helper of muster's own (the agent's guard): an exec of muster costs
+// its dynamic loading again (~1 ms of CPU on a VM where cpuid traps, per node at every start). The child runs
+// ordinary code (allocation included), so call this only while the process has one thread.
+Result<Process> fork_call(int stdin_fd, const char* name, int (*body)());
 
 // kill(-pgid, sig) for a group muster does not hold a Process for (the agent's guard). ESRCH is success.
 Result<void> signal_group(int pgid, int sig);

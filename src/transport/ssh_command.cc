@@ -18,21 +18,28 @@ dir="$base/$id"
 bin="$dir/muster"
 stamp="$dir/muster.checked"
 refuse() { echo "muster: refusing $1: $2" >&2; exit 96; }
-# muster runs what it finds here: the directories and the binary must be this user's alone (created 0700).
+# muster runs what it finds here: the directories and the binary must be this user's alone (created 0700). One
+# find reads every mode, and the binary's identity with it (inode, size, mtime, ctime: any change to the file, or
+# another file, changes it): one process at each start, not one per question.
+identity=
 private() {
   for f in "$@"; do
     [ ! -e "$f" ] || [ -O "$f" ] || refuse "$f" "it belongs to uid $(stat -L -c %u -- "$f"), not to you (uid $(id -u)); remove it, or set XDG_CACHE_HOME to a directory of your own"
   done
-  open=$(find -L "$@" -maxdepth 0 -perm /022 -print -quit 2>/dev/null || :)
-  [ -z "$open" ] || refuse "$open" "it is writable by its group or others (mode $(stat -L -c %a -- "$open")), and muster runs the binary it keeps there; fix it with: chmod go-w '$open'"
+  facts=$(find -L "$@" -maxdepth 0 -printf '%m %i %s %T@ %C@ %p\n' 2>/dev/null || :)
+  while read -r f_mode f_ino f_size f_mtime f_ctime f_path; do  # (sh has no local variables: f_ names)
+    [ -n "$f_mode" ] || continue
+    [ $((0$f_mode & 022)) -eq 0 ] || refuse "$f_path" "it is writable by its group or others (mode $f_mode), and muster runs the binary it keeps there; fix it with: chmod go-w '$f_path'"
+    [ "$f_path" != "$bin" ] || identity="$f_ino $f_size $f_mtime $f_ctime"
+  done <<EOF
+$facts
+EOF
 }
 # The content check reads the candidate, never runs it.
 matches() { [ -f "$1" ] && [ "$(sha256sum < "$1")" = "$sum  -" ]; }
-# The last check is remembered with the file's identity (inode, size, mtime, ctime: any change to the file, or
-# another file, changes it), so an unchanged binary is not read again.
-identity() { stat -L -c '%i %s %y %z' -- "$bin"; }
-checked() { [ -f "$stamp" ] && [ -f "$bin" ] && read -r seen < "$stamp" && [ "$seen" = "$sum $(identity)" ]; }
-remember() { t=$(mktemp -- "$dir/.checked.XXXXXXXXXX") && echo "$sum $(identity)" > "$t" && mv -fT -- "$t" "$stamp"; }
+# The last check is remembered with the binary's identity (private), so an unchanged binary is not read again.
+checked() { [ -f "$stamp" ] && [ -f "$bin" ] && [ -n "$identity" ] && read -r seen < "$stamp" && [ "$seen" = "$sum $identity" ]; }
+remember() { t=$(mktemp -- "$dir/.checked.XXXXXXXXXX") && echo "$sum $identity" > "$t" && mv -fT -- "$t" "$stamp"; }
 [ -d "$dir" ] || (umask 077 && mkdir -p -- "$dir")
 if [ -e "$bin" ]; then private "$base" "$dir" "$bin" "$stamp"; else private "$base" "$dir"; fi
 if checked; then :

@@ -268,7 +268,7 @@ agent_killed() {
   local agent t0
   step "6b. kill -9 of the agent inside node2's container"
   start_sleep_job agentkill
-  agent=$("$TESTBED" exec node2 pgrep -f '^/run/muster/ld.so --library-path /run/muster /run/muster/muster agent --nonce')
+  agent=$(agent_pids_on node2 '^/run/muster/ld.so --library-path /run/muster /run/muster/muster agent --nonce')
   [[ $(grep -c . <<<"$agent") == 1 ]] || fail "6b. expected one agent in node2's container, got: '$agent'"
   t0=$(now_us)
   "$TESTBED" exec node2 kill -KILL "$agent"

@@ -25,7 +25,7 @@
 #   assert_no_job_processes JOBID [SECONDS [NODE...]]   polls the NODEs (default all) until none has a job
 #                                 process; fails after SECONDS (default 2); sets GONE_MS (how long it took)
 #   proc_env NODE PID NAME        a variable from a process's environment
-#   agent_pids_on NODE            pids of `muster agent` processes on NODE
+#   agent_pids_on NODE [PATTERN]  pids of `muster agent` processes (pgrep -f PATTERN) on NODE, not their guards
 #   muster_processes_on NODE, assert_no_agents [SECONDS]   muster processes (agent, guard) left on the nodes
 #   now_us, ms_between START_US END_US, secs_to_us S, fmt_ms MS, sleep_s SECONDS (a builtin: no fork)
 #
@@ -189,7 +189,12 @@ proc_env() {
   "$TESTBED" exec "$1" sh -c 'tr "\0" "\n" <"/proc/$1/environ" | sed -n "s/^$2=//p"' proc-env "$2" "$3"
 }
 
-agent_pids_on() { "$TESTBED" exec "$1" pgrep -f 'muster agent' || true; }
+# The guard, a fork of the agent with the same command line, is told apart by its name (comm muster-guard).
+agent_pids_on() {
+  # shellcheck disable=SC2016  # for the node's sh
+  "$TESTBED" exec "$1" sh -c 'for p in $(pgrep -f "$1"); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = muster-guard ] || echo "$p"; done' _ "${2:-[m]uster agent}" || true
+}
 
 # muster_processes_on NODE: "pid exe" of every process on NODE that runs a muster binary from ~/.cache/muster
 # (the uploaded agent, and its guard, whose argv[0] is /proc/self/exe).

@@ -63,7 +63,9 @@ job chdir
 rc=0
 "$MUSTER" launch --job-id "$JOB" --chdir /nonexistent-muster-test -- true >out 2>err || rc=$?
 assert_eq 1 "$rc" "exit code for --chdir /nonexistent-muster-test"
-assert_contains "$(cat out err)" "'/nonexistent-muster-test' does not exist" "error for --chdir to a missing directory"
+assert_contains "$(cat out err)" "'/nonexistent-muster-test' does not exist on this node" "error for --chdir to a missing directory"
+# Not "in this container": a machine whose root was built from a container image may have /.dockerenv.
+assert_not_contains "$(cat out err)" "container" "the error speaks of the node, not of a container"
 
 # --- --max-restarts 2: attempts 0 and 1 fail, attempt 2 succeeds -----------------------------------------------
 # Rank 0 prints its attempt and port and fails on attempts 0 and 1; rank 1 waits (and is stopped) until then.
