@@ -12,11 +12,12 @@ namespace muster::cli {
 
 int run_doctor(const std::vector<std::string>& args) {
   auto app = make_app("doctor", "Check the whole cluster and say what to fix, per node: names, ssh between every pair "
-                                "of nodes, versions, code, shared filesystems, network interfaces for NCCL/gloo, "
+                                "of nodes (fast by default, --ssh-matrix full), versions, code, shared filesystems, network interfaces for NCCL/gloo, "
                                 "shm/memlock, GPUs, clocks; with --bandwidth, throughput and latency between nodes.");
   doctor::DoctorOptions options;
   doctor::DiagnoseOptions& diagnose = options.diagnose;
   bool no_ssh_matrix = false, bandwidth = false;
+  std::string ssh_matrix = "fast";
   std::string bandwidth_mode = "ring";
   doctor::BandwidthOptions bandwidth_options;
   add_connect_options(*app, options.connect);
@@ -36,7 +37,13 @@ int run_doctor(const std::vector<std::string>& args) {
       ->group("Containers");
   app->add_flag("--import-torch", diagnose.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");
-  app->add_flag("--no-ssh-matrix", no_ssh_matrix, "skip the N×N node-to-node ssh check");
+  app->add_option("--ssh-matrix", ssh_matrix,
+                  "node-to-node ssh, every ordered pair: fast (each pair's address, host key and authorized key "
+                  "checked without a key exchange, N real handshakes in a ring, a real ssh for any pair in doubt), "
+                  "full (N×(N-1) real handshakes: also sshd rules per source address), off")
+      ->check(CLI::IsMember({"fast", "full", "off"}))
+      ->capture_default_str();
+  app->add_flag("--no-ssh-matrix", no_ssh_matrix, "the same as --ssh-matrix off");
   diagnose.master_port = 29500;
   app->add_option("--master-port", diagnose.master_port,
                   "check this port is free on the first node and reachable from all (0: skip)")
@@ -59,7 +66,7 @@ int run_doctor(const std::vector<std::string>& args) {
     diagnose.bandwidth = bandwidth_options;
   }
   if (diagnose.paths.empty()) diagnose.paths.push_back(std::filesystem::current_path().string());
-  diagnose.ssh_matrix = !no_ssh_matrix;
+  diagnose.ssh_matrix = no_ssh_matrix ? doctor::SshMatrixMode::off : *doctor::parse_ssh_matrix_mode(ssh_matrix);
   diagnose.slots_per_node = options.connect.hosts.selection.nproc_per_node;
   auto code = doctor::run_doctor(options);
   if (!code) return report_error(code.error());

@@ -21,7 +21,15 @@ int run_setup(const std::vector<std::string>& args) {
                     "also drop the node's own name from its 127.0.1.1 line (Debian's default)");
     }
   }
+  std::string ssh_matrix = "fast";
+  app->get_subcommand("ssh")
+      ->add_option("--ssh-matrix", ssh_matrix,
+                   "how to verify the result: fast (every pair's address, host key and authorized key, plus a ring "
+                   "of N real handshakes) or full (N×(N-1) real handshakes)")
+      ->check(CLI::IsMember({"fast", "full"}))
+      ->capture_default_str();
   if (auto code = parse_command_line(*app, args)) return *code;
+  options.ssh_matrix = *doctor::parse_ssh_matrix_mode(ssh_matrix);
   auto done = app->got_subcommand("ssh") ? setup::run_setup_ssh(options) : setup::run_setup_hosts(options);
   if (!done) return report_error(done.error());
   return kExitOk;

@@ -55,21 +55,31 @@ std::vector<NodeFacts> gather_facts(head::AgentPool& pool, const DiagnoseOptions
   return facts;
 }
 
-void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, std::vector<Finding>& findings) {
-  auto failed = failed_ssh_pairs(pool, names);
-  if (!failed) {
-    findings.push_back({Severity::warning, "ssh", "", "could not check ssh between nodes: " + failed.error().message, ""});
+void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, SshMatrixMode mode,
+               std::vector<Finding>& findings) {
+  auto check = check_ssh_pairs(pool, names, mode);
+  if (!check) {
+    findings.push_back({Severity::warning, "ssh", "", "could not check ssh between nodes: " + check.error().message, ""});
     return;
   }
-  for (const auto& pair : *failed) {
+  for (const auto& pair : check->failed) {
     findings.push_back({Severity::error, "ssh", names[pair.from],
-                        fmt::format("`ssh {}` from {} fails (BatchMode: no password prompts)", names[pair.to], names[pair.from]),
+                        fmt::format("`ssh {}` from {} fails (BatchMode: no password prompts){}", names[pair.to],
+                                    names[pair.from], pair.reason.empty() ? "" : ": " + pair.reason),
                         "muster setup ssh (or add " + names[pair.from] + "'s public key to " + names[pair.to] +
-                            ":~/.ssh/authorized_keys)"});
+                            ":~/.ssh/authorized_keys and " + names[pair.to] + "'s host key to " + names[pair.from] +
+                            ":~/.ssh/known_hosts)"});
   }
-  if (failed->empty()) {
+  if (check->failed.empty()) {
+    size_t pairs = names.size() * (names.size() - 1);
     findings.push_back({Severity::ok, "ssh", "",
-                        fmt::format("ssh works between all {} ordered pairs of nodes", names.size() * (names.size() - 1)), ""});
+                        mode == SshMatrixMode::full
+                            ? fmt::format("ssh works between all {} ordered pairs of nodes (full matrix: {} "
+                                          "handshakes)", pairs, check->handshakes)
+                            : fmt::format("ssh works between all {} ordered pairs of nodes (address, host key and "
+                                          "authorized key of every pair; {} real handshakes)", pairs,
+                                          check->handshakes),
+                        ""});
   }
 }
 
@@ -182,7 +192,7 @@ Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::str
   Error failure;
   auto facts = gather_facts(pool, options, names, findings, &failure);
   if (!failure.message.empty()) return failure;
-  if (options.ssh_matrix && names.size() > 1) check_ssh(pool, names, findings);
+  if (options.ssh_matrix != SshMatrixMode::off && names.size() > 1) check_ssh(pool, names, options.ssh_matrix, findings);
   if (options.shared_fs && names.size() > 1) check_shared_paths(pool, options.paths, names, findings);
   if (options.master_port > 0 && names.size() > 1) check_master_port(pool, names, options.master_port, findings);
   if (options.shared_caches && names.size() > 1) check_shared_caches(pool, names, facts, findings);

@@ -1,5 +1,5 @@
 // The doctor's work on a connected pool, shared by `muster doctor` and `muster launch --preflight`: every
-// node's facts (`muster node facts`), optionally the N×N ssh check, the shared-filesystem test, the master port
+// node's facts (`muster node facts`), optionally the node-to-node ssh check (fast or the full N×N matrix), the shared-filesystem test, the master port
 // and the bandwidth test, then the cross-node checks (checks.h). Printing is the caller's.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include "doctor/diagnose_bandwidth.h"
 #include "doctor/bandwidth.h"
 #include "doctor/finding.h"
+#include "doctor/ssh_matrix.h"
 #include "head/agent_pool.h"
 #include "util/result.h"
 
@@ -18,7 +19,7 @@ namespace muster::doctor {
 struct DiagnoseOptions {
   std::string python = "python3";  // the job's interpreter
   std::vector<std::string> paths;  // code/data directories that must be identical everywhere
-  bool ssh_matrix = true;          // node-to-node ssh, every ordered pair
+  SshMatrixMode ssh_matrix = SshMatrixMode::fast;  // node-to-node ssh, every ordered pair (ssh_matrix.h)
   bool shared_fs = true;           // which paths are one shared filesystem
   bool import_torch = false;       // see doctor/python_probe.h
   bool shared_caches = true;       // which of the job's cache directories nodes share (diagnose_caches.h)

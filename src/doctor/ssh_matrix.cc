@@ -1,8 +1,12 @@
 #include "doctor/ssh_matrix.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <sstream>
+#include <tuple>
 
+#include "doctor/ssh_pairs.h"
 #include "head/node_runs.h"
 
 namespace muster::doctor {
@@ -24,27 +28,185 @@ const char* const kScript =
     "n=$((n + 1)); if [ \"$n\" -ge \"$P\" ]; then wait; n=0; fi; done; wait";
 const char* const kFastKex = "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256";
 
-}  // namespace
+// The fast check's node half (its lines are parsed by ssh_pairs.cc). Arguments: the peers, the next node in
+// the ring first. Per peer: `ssh -G` (HostName, Port, User, StrictHostKeyChecking, IdentitiesOnly, a proxy,
+// the known_hosts files and identity files), `ssh-keygen -F` in each known_hosts file under the name ssh looks
+// the key up by (HostKeyAlias, else HostName, as [host]:port off port 22; hashed entries too), the public halves
+// of the identity files. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel at a time,
+// the whole round bounded by `timeout`, which ends its process group), ssh-keyscan of the next node and one
+// real ssh to it.
+const char* const kFastScript = R"SH(set -f
+t() { ssh -o BatchMode=yes -o ConnectTimeout=5 "$@" true </dev/null >/dev/null 2>&1; }
+echo "me $(id -un)"
+for f in "$HOME/.ssh/authorized_keys" "$HOME/.ssh/authorized_keys2"; do
+  [ -r "$f" ] || continue
+  while IFS= read -r l || [ -n "$l" ]; do echo "ak $l"; done <"$f"
+done
+if [ -n "${SSH_AUTH_SOCK:-}" ]; then ssh-add -L </dev/null 2>/dev/null | while IFS= read -r l; do echo "agent $l"; done; fi
+targets= rh= rp= rproxy=yes first=1
+for h; do
+  c=$(ssh -G "$h" </dev/null 2>/dev/null) || { echo "peer $h error"; first=0; continue; }
+  host= port=22 user= alias= strict=ask only=no proxy=no kh= ids=
+  while read -r k v; do
+    case $k in
+      hostname) host=$v ;; port) port=$v ;; user|User) user=$v ;; hostkeyalias) alias=$v ;;
+      stricthostkeychecking) strict=$v ;; identitiesonly) only=$v ;;
+      proxycommand|proxyjump) [ "$v" = none ] || proxy=yes ;;
+      userknownhostsfile|globalknownhostsfile) kh="$kh $v" ;;
+      identityfile) ids="$ids $v" ;;
+    esac
+  done <<MUSTER_SSH_G
+$c
+MUSTER_SSH_G
+  echo "peer $h $host $port $user $strict $only $proxy"
+  if [ -n "$alias" ]; then l=$alias; elif [ "$port" = 22 ]; then l=$host; else l="[$host]:$port"; fi
+  for f in $kh; do
+    case $f in "~"/*) f=$HOME${f#"~"} ;; esac
+    case $f in *%*) echo "khx $h"; continue ;; esac
+    [ -f "$f" ] || continue
+    ssh-keygen -F "$l" -f "$f" </dev/null 2>/dev/null | while IFS= read -r x; do
+      case $x in "#"*|"") ;; *) echo "kh $h $x" ;; esac
+    done
+  done
+  for f in $ids; do
+    case $f in "~"/*) f=$HOME${f#"~"} ;; esac
+    case $f in *%*) echo "idx $h"; continue ;; esac
+    if [ -r "$f.pub" ]; then read -r x <"$f.pub" && echo "id $h $x"; elif [ -e "$f" ]; then echo "idx $h"; fi
+  done
+  [ "$proxy" = yes ] || targets="$targets$h $host $port
+"
+  if [ $first = 1 ]; then rh=$host rp=$port rproxy=$proxy first=0; fi
+done
+if [ $# -gt 0 ]; then
+  if [ "$rproxy" = no ]; then
+    ssh-keyscan -T 5 -p "$rp" "$rh" </dev/null 2>/dev/null | while read -r a b c; do
+      case $a in "#"*|"") ;; *) echo "hostkey $a $b $c" ;; esac
+    done &
+  fi
+  (if t -o KexAlgorithms="$K" "$1" || t "$1"; then echo "ring ok"; else echo "ring fail"; fi) &
+  printf '%s' "$targets" | timeout 8 bash -c "$B" bash
+  wait
+fi
+true
+)SH";
+const char* const kReachScript = R"SH(n=0
+while read -r h a p; do
+  [ -n "$h" ] || continue
+  (if exec 3<>"/dev/tcp/$a/$p"; then
+     if IFS= read -r -t 5 l <&3; then echo "reach $h ${l%$'\r'}"; else echo "noreach $h no banner within 5 s"; fi
+   else echo "noreach $h connection failed"; fi) 2>/dev/null &
+  n=$((n + 1)); if [ "$n" -ge "$P" ]; then wait; n=0; fi
+done
+wait
+)SH";
 
-Result<std::vector<SshPair>> failed_ssh_pairs(head::AgentPool& pool, const std::vector<std::string>& names) {
+// The real handshakes: `targets(node)` are the peers node tries; returns, per node, the peers that worked.
+Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
+                                                    const std::function<std::vector<std::string>(size_t)>& targets) {
   auto runs = head::run_on_nodes(pool, [&](size_t node) {
     std::vector<std::string> argv = {"sh", "-c", kScript, "sh"};
-    for (size_t k = 1; k < names.size(); ++k) argv.push_back(names[(node + k) % names.size()]);
+    for (auto& name : targets(node)) argv.push_back(std::move(name));
     return head::NodeCommand{argv, {"P=" + std::to_string(kParallel), std::string("K=") + kFastKex}};
   }, kMatrixTimeoutMs);
   if (!runs) return runs.error();
-  std::vector<SshPair> failed;
+  std::vector<std::set<std::string>> ok(runs->size());
   for (size_t from = 0; from < runs->size(); ++from) {
-    std::vector<std::string> ok;
     std::istringstream lines((*runs)[from].out);
     for (std::string line; std::getline(lines, line);) {
-      if (line.rfind("ok ", 0) == 0) ok.push_back(line.substr(3));
+      if (line.rfind("ok ", 0) == 0) ok[from].insert(line.substr(3));
     }
+  }
+  return ok;
+}
+
+Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string>& names) {
+  size_t n = names.size();
+  auto runs = head::run_on_nodes(pool, [&](size_t node) {
+    std::vector<std::string> argv = {"sh", "-c", kFastScript, "sh"};
+    for (size_t k = 1; k < n; ++k) argv.push_back(names[(node + k) % n]);
+    return head::NodeCommand{argv, {"P=" + std::to_string(kParallel), std::string("K=") + kFastKex,
+                                    std::string("B=") + kReachScript}};
+  }, kMatrixTimeoutMs);
+  if (!runs) return runs.error();
+  std::vector<NodeSshView> views(n);
+  std::vector<bool> reported(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    reported[i] = (*runs)[i].ok();
+    views[i] = parse_ssh_view((*runs)[i].out);
+  }
+  SshCheck check;
+  check.handshakes = n;  // the ring
+  std::vector<std::vector<std::string>> confirm(n);
+  std::vector<std::vector<std::string>> reasons(n, std::vector<std::string>(n));
+  for (size_t from = 0; from < n; ++from) {
+    for (size_t to = 0; to < n; ++to) {
+      if (to == from) continue;
+      size_t before = (to + n - 1) % n;  // the node whose ring handshake and host key scan went to `to`
+      auto judged = judge_pair(names[from], views[from], names[to], views[to], views[before].next_host_keys);
+      std::string reason = judged.verdict == PairVerdict::fails ? judged.reason : "";
+      if (before == from) {  // a ring pair: its own real ssh is the verdict
+        if (views[from].ring_ok != 1) check.failed.push_back({from, to, reason});
+        continue;
+      }
+      // A node whose sshd refused its ring predecessor may refuse what the cheap checks cannot see: ask ssh.
+      bool ring_into_to_failed = views[before].ring_ok != 1;
+      if (judged.verdict == PairVerdict::ok && !ring_into_to_failed && reported[from] && reported[to]) continue;
+      confirm[from].push_back(names[to]);
+      reasons[from][to] = reason;
+    }
+  }
+  size_t confirmations = 0;
+  for (const auto& list : confirm) confirmations += list.size();
+  if (confirmations > 0) {
+    auto ok = real_ssh(pool, [&](size_t node) { return confirm[node]; });
+    if (!ok) return ok.error();
+    check.handshakes += confirmations;
+    for (size_t from = 0; from < n; ++from) {
+      for (const auto& name : confirm[from]) {
+        if ((*ok)[from].count(name)) continue;
+        size_t to = static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+        check.failed.push_back({from, to, reasons[from][to]});
+      }
+    }
+  }
+  std::sort(check.failed.begin(), check.failed.end(),
+            [](const SshPair& a, const SshPair& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });
+  return check;
+}
+
+}  // namespace
+
+std::optional<SshMatrixMode> parse_ssh_matrix_mode(std::string_view text) {
+  if (text == "off") return SshMatrixMode::off;
+  if (text == "fast") return SshMatrixMode::fast;
+  if (text == "full") return SshMatrixMode::full;
+  return std::nullopt;
+}
+
+Result<std::vector<SshPair>> failed_ssh_pairs(head::AgentPool& pool, const std::vector<std::string>& names) {
+  auto ok = real_ssh(pool, [&](size_t node) {
+    std::vector<std::string> peers;
+    for (size_t k = 1; k < names.size(); ++k) peers.push_back(names[(node + k) % names.size()]);
+    return peers;
+  });
+  if (!ok) return ok.error();
+  std::vector<SshPair> failed;
+  for (size_t from = 0; from < ok->size(); ++from) {
     for (size_t to = 0; to < names.size(); ++to) {
-      if (to != from && std::find(ok.begin(), ok.end(), names[to]) == ok.end()) failed.push_back({from, to});
+      if (to != from && !(*ok)[from].count(names[to])) failed.push_back({from, to, ""});
     }
   }
   return failed;
+}
+
+Result<SshCheck> check_ssh_pairs(head::AgentPool& pool, const std::vector<std::string>& names, SshMatrixMode mode) {
+  if (mode == SshMatrixMode::fast) return fast_check(pool, names);
+  auto failed = failed_ssh_pairs(pool, names);
+  if (!failed) return failed.error();
+  SshCheck check;
+  check.failed = std::move(*failed);
+  check.handshakes = names.size() * (names.size() - 1);
+  return check;
 }
 
 }  // namespace muster::doctor

@@ -117,7 +117,7 @@ diagnosis::Diagnosis diagnose_failure(head::AgentPool* pool, const diagnosis::Ca
   if (wanted.facts) {
     doctor::DiagnoseOptions options;
     options.python = evidence.python;
-    options.ssh_matrix = false;
+    options.ssh_matrix = doctor::SshMatrixMode::off;
     options.shared_fs = false;
     options.timeout_ms = kFactsTimeoutMs;
     auto findings = doctor::diagnose(*pool, names, options);

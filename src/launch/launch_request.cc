@@ -57,7 +57,7 @@ Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& op
   doctor::DiagnoseOptions diagnose;
   diagnose.python = options.python;
   diagnose.paths = {options.cwd};
-  diagnose.ssh_matrix = false;  // the job itself needs only head -> node ssh
+  diagnose.ssh_matrix = doctor::SshMatrixMode::off;  // the job itself needs only head -> node ssh
   diagnose.shared_fs = false;
   // The job's caches on a shared filesystem (unless --node-local-caches moved them), as the job will see them.
   diagnose.shared_caches = !options.node_local_caches;

@@ -93,12 +93,14 @@ Result<void> setup_ssh(head::AgentPool& pool, const std::vector<std::string>& na
   if (auto ok = check_runs(*authorized, names, "updating authorized_keys"); !ok) return ok.error();
   print_results(*authorized, names, "authorized_keys");
   if (dry_run) return {};
-  auto failed = doctor::failed_ssh_pairs(pool, names);
-  if (!failed) return failed.error();
-  if (!failed->empty()) {
+  auto check = doctor::check_ssh_pairs(pool, names, options.ssh_matrix);
+  if (!check) return check.error();
+  if (!check->failed.empty()) {
     std::string pairs;
-    for (const auto& pair : *failed) pairs += fmt::format("\n  {} -> {}", names[pair.from], names[pair.to]);
-    return make_error(ErrorKind::remote, "ssh still fails between {} pairs of nodes:{}", failed->size(), pairs);
+    for (const auto& pair : check->failed) {
+      pairs += fmt::format("\n  {} -> {}{}", names[pair.from], names[pair.to], pair.reason.empty() ? "" : ": " + pair.reason);
+    }
+    return make_error(ErrorKind::remote, "ssh still fails between {} pairs of nodes:{}", check->failed.size(), pairs);
   }
   fmt::print("ssh works between all {} ordered pairs of {} nodes\n", names.size() * (names.size() - 1),
              names.size());

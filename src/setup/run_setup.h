@@ -4,6 +4,7 @@
 // per node.
 #pragma once
 
+#include "doctor/ssh_matrix.h"
 #include "head/connect.h"
 #include "util/result.h"
 
@@ -13,10 +14,14 @@ struct SetupOptions {
   head::ConnectOptions connect;
   bool dry_run = false;
   bool fix_loopback = false;  // hosts: also drop the node's own name from its 127.0.1.1 line
+  // ssh: how the result is verified. fast by default: it reads, for every pair, exactly the files this step just
+  // wrote (known_hosts, authorized_keys) and proves with a ring of real handshakes that sshd accepts them, O(N)
+  // key exchanges where full costs N×(N-1) (a minute at 64 nodes); full for sshd rules per source address.
+  doctor::SshMatrixMode ssh_matrix = doctor::SshMatrixMode::fast;
 };
 
-// Every node's key in every node's authorized_keys, every node's host keys in every known_hosts, then the N×N
-// check (doctor/ssh_matrix.h); fails naming the pairs that still fail.
+// Every node's key in every node's authorized_keys, every node's host keys in every known_hosts, then the
+// node-to-node ssh check (doctor/ssh_matrix.h, fast unless asked for full); fails naming the pairs that still fail.
 Result<void> run_setup_ssh(const SetupOptions& options);
 // A managed block naming every node (at the address the head reached it on) in every node's /etc/hosts.
 Result<void> run_setup_hosts(const SetupOptions& options);

@@ -1,0 +1,217 @@
+#include "doctor/ssh_pairs.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "util/text.h"
+
+namespace muster::doctor {
+namespace {
+
+// The words of `text` separated by blanks.
+std::vector<std::string> words(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+    if (i > start) out.emplace_back(text.substr(start, i - start));
+  }
+  return out;
+}
+
+bool is_key_type(std::string_view word) {
+  return word.rfind("ssh-", 0) == 0 || word.rfind("ecdsa-", 0) == 0 || word.rfind("sk-", 0) == 0 ||
+         word.rfind("rsa-", 0) == 0;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+bool meets(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& key) { return contains(b, key); });
+}
+
+// A known_hosts line as `ssh-keygen -F` prints it: [@marker] patterns type blob [comment].
+void add_known(PeerView& peer, std::string_view line) {
+  auto w = words(line);
+  size_t at = 0;
+  std::string marker;
+  if (at < w.size() && !w[at].empty() && w[at][0] == '@') marker = w[at++];
+  ++at;  // the host patterns
+  if (at + 2 > w.size()) return;
+  std::string key = w[at] + " " + w[at + 1];
+  if (marker == "@revoked") {
+    peer.revoked.push_back(key);
+  } else if (marker == "@cert-authority") {
+    peer.known_cert_authority = true;
+  } else if (marker.empty()) {
+    peer.known.push_back(key);
+  }
+}
+
+}  // namespace
+
+std::string key_of_line(std::string_view line, bool* restricted) {
+  // Options come first and may hold quoted blanks: the key type is the first word, outside quotes, that names
+  // a key type; what precedes it is the options.
+  bool quoted = false;
+  size_t i = 0, start = 0;
+  std::string_view options;
+  while (i <= line.size()) {
+    if (i == line.size() || (!quoted && (line[i] == ' ' || line[i] == '\t'))) {
+      std::string_view word = line.substr(start, i - start);
+      if (!word.empty() && is_key_type(word)) {
+        options = line.substr(0, start);
+        auto rest = words(line.substr(i));
+        if (rest.empty()) return "";
+        if (restricted) {
+          *restricted = options.find("from=") != std::string_view::npos ||
+                        options.find("command=") != std::string_view::npos;
+        }
+        return std::string(word) + " " + rest[0];
+      }
+      start = i + 1;
+    } else if (line[i] == '"') {
+      quoted = !quoted;
+    }
+    ++i;
+  }
+  return "";
+}
+
+NodeSshView parse_ssh_view(std::string_view text) {
+  NodeSshView view;
+  for (auto raw : split_lines(text)) {
+    std::string_view line = trim(raw);
+    size_t space = line.find(' ');
+    std::string_view tag = line.substr(0, space);
+    std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
+    if (tag == "me") {
+      view.user = std::string(trim(rest));
+    } else if (tag == "ak") {
+      AuthorizedKey key;
+      key.key = key_of_line(rest, &key.restricted);
+      if (!key.key.empty()) view.authorized.push_back(std::move(key));
+    } else if (tag == "agent") {
+      auto key = key_of_line(rest);
+      if (!key.empty()) view.agent_keys.push_back(std::move(key));
+    } else if (tag == "ring") {
+      view.ring_ok = trim(rest) == "ok" ? 1 : 0;
+    } else if (tag == "hostkey") {  // ssh-keyscan's line: host type blob
+      auto w = words(rest);
+      if (w.size() >= 3) view.next_host_keys.push_back(w[1] + " " + w[2]);
+    } else {
+      // Per-peer lines: TAG NAME ...
+      size_t name_end = rest.find(' ');
+      std::string name(rest.substr(0, name_end));
+      if (name.empty()) continue;
+      std::string_view tail = name_end == std::string_view::npos ? std::string_view() : rest.substr(name_end + 1);
+      if (tag == "peer") {
+        PeerView& peer = view.peers[name];
+        auto w = words(tail);
+        if (w.size() >= 6) {
+          peer.configured = true;
+          peer.host = w[0];
+          peer.port = w[1];
+          peer.user = w[2];
+          peer.strict = w[3];
+          peer.identities_only = w[4] == "yes";
+          peer.proxy = w[5] == "yes";
+        }
+      } else if (tag == "kh") {
+        add_known(view.peers[name], tail);
+      } else if (tag == "khx") {
+        view.peers[name].known_unsure = true;
+      } else if (tag == "id") {
+        auto key = key_of_line(tail);
+        if (!key.empty()) view.peers[name].identities.push_back(std::move(key));
+      } else if (tag == "idx") {
+        view.peers[name].identity_unsure = true;
+      } else if (tag == "reach") {
+        view.peers[name].banner = std::string(tail);
+      } else if (tag == "noreach") {
+        view.peers[name].reach_error = std::string(tail);
+      }
+    }
+  }
+  return view;
+}
+
+PairJudgement judge_pair(const std::string& from_name, const NodeSshView& from, const std::string& to_name,
+                         const NodeSshView& to, const std::vector<std::string>& served) {
+  auto it = from.peers.find(to_name);
+  if (it == from.peers.end() || !it->second.configured) {
+    return {PairVerdict::unsure, fmt::format("{} did not report how it reaches {} (`ssh -G {}`)", from_name,
+                                             to_name, to_name)};
+  }
+  const PeerView& peer = it->second;
+  std::vector<std::string> unsure;
+  // Reachability: a banner from the sshd at the address and port `ssh -G` resolved on `from`.
+  if (!peer.proxy && peer.banner.rfind("SSH-", 0) != 0) {
+    std::string why = !peer.reach_error.empty() ? peer.reach_error
+                      : peer.banner.empty()     ? "no answer"
+                                                : "not an ssh server: " + one_line(peer.banner.substr(0, 60));
+    return {PairVerdict::fails, fmt::format("{} cannot reach {}'s sshd at {} port {} ({})", from_name, to_name,
+                                            peer.host, peer.port, why)};
+  }
+  // Host key: one of the keys from's known_hosts holds for to is one that to's sshd serves.
+  bool strict_off = peer.strict == "no" || peer.strict == "false" || peer.strict == "off";
+  if (!strict_off) {
+    if (served.empty()) {
+      unsure.push_back(fmt::format("{}'s host keys are unknown", to_name));
+    } else if (meets(peer.revoked, served)) {
+      return {PairVerdict::fails, fmt::format("{}'s known_hosts marks {}'s host key @revoked", from_name, to_name)};
+    } else if (meets(peer.known, served)) {
+      // verified
+    } else if (peer.known_cert_authority) {
+      unsure.push_back(fmt::format("{} trusts a certificate authority for {}", from_name, to_name));
+    } else if (!peer.known.empty()) {
+      return {PairVerdict::fails,
+              fmt::format("{}'s known_hosts holds another host key for {} than its sshd serves (reinstalled? "
+                          "ssh-keygen -R {} on {})", from_name, to_name, peer.host, from_name)};
+    } else if (peer.strict == "accept-new") {
+      // ssh adds the key on first contact
+    } else if (peer.known_unsure) {
+      unsure.push_back(fmt::format("{}'s known_hosts files could not be read", from_name));
+    } else {
+      return {PairVerdict::fails, fmt::format("{}'s known_hosts has no key for {} ({})", from_name, to_name,
+                                              peer.host)};
+    }
+  }
+  // Authorization: a key from offers is in to's authorized_keys, for the user from logs in as.
+  if (peer.user != to.user) {
+    unsure.push_back(fmt::format("{} logs in to {} as {}, whose authorized_keys were not read", from_name, to_name,
+                                 peer.user));
+  } else {
+    std::vector<std::string> offered = peer.identities;
+    if (!peer.identities_only) offered.insert(offered.end(), from.agent_keys.begin(), from.agent_keys.end());
+    bool plain = false, restricted = false;
+    for (const auto& key : to.authorized) {
+      if (!contains(offered, key.key)) continue;
+      (key.restricted ? restricted : plain) = true;
+    }
+    if (!plain) {
+      if (restricted) {
+        unsure.push_back(fmt::format("{}'s key is authorized on {} with from= or command=", from_name, to_name));
+      } else if (peer.identity_unsure) {
+        unsure.push_back(fmt::format("{} has a key whose public half could not be read", from_name));
+      } else {
+        return {PairVerdict::fails,
+                fmt::format("{} offers {} key{}, none of them in {}:~/.ssh/authorized_keys", from_name,
+                            offered.size(), offered.size() == 1 ? "" : "s", to_name)};
+      }
+    }
+  }
+  if (!unsure.empty()) {
+    std::string reason;
+    for (const auto& item : unsure) reason += (reason.empty() ? "" : "; ") + item;
+    return {PairVerdict::unsure, reason};
+  }
+  return {PairVerdict::ok, ""};
+}
+
+}  // namespace muster::doctor

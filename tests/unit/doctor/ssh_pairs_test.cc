@@ -1,0 +1,132 @@
+#include "doctor/ssh_pairs.h"
+
+#include <gtest/gtest.h>
+
+namespace muster::doctor {
+namespace {
+
+const std::string kKeyA = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAaaa";  // node1's user key
+const std::string kKeyB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbb";  // node2's user key
+const std::string kHostB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhhh";  // node2's sshd host key
+const std::string kOther = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOooo";
+
+// node1's report on node2 (a healthy pair) as the node script prints it.
+std::string from_report(const std::string& known_line, const std::string& id_line = "id node2 " + kKeyA + " root@node1") {
+  return "me root\n"
+         "ak " + kKeyB + " root@node2\n"
+         "peer node2 10.0.0.12 22 root ask yes no\n" +
+         (known_line.empty() ? "" : "kh node2 " + known_line + "\n") + id_line + "\n"
+         "reach node2 SSH-2.0-OpenSSH_9.2p1 Debian-2\n"
+         "ring ok\n";
+}
+std::string to_report(const std::string& authorized = "ak " + kKeyA + " root@node1") {
+  return "me root\n" + authorized + "\n";
+}
+
+PairJudgement judge(const std::string& from, const std::string& to, std::vector<std::string> served = {kHostB}) {
+  return judge_pair("node1", parse_ssh_view(from), "node2", parse_ssh_view(to), served);
+}
+
+TEST(SshPairs, PlainKnownHostsAndAuthorizedKeyIsOk) {
+  auto judged = judge(from_report("node2,10.0.0.12 " + kHostB), to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::ok) << judged.reason;
+}
+
+TEST(SshPairs, HashedKnownHostsEntryIsOk) {
+  // ssh-keygen -F prints the hashed line it matched.
+  auto judged = judge(from_report("|1|c2FsdA==|aGFzaA== " + kHostB), to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::ok) << judged.reason;
+}
+
+TEST(SshPairs, MissingKnownHostsEntryFails) {
+  auto judged = judge(from_report(""), to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::fails);
+  EXPECT_NE(judged.reason.find("node1's known_hosts has no key for node2"), std::string::npos) << judged.reason;
+}
+
+TEST(SshPairs, MissingKnownHostsEntryIsFineWithAcceptNew) {
+  std::string report = from_report("");
+  report.replace(report.find(" ask "), 5, " accept-new ");
+  EXPECT_EQ(judge(report, to_report()).verdict, PairVerdict::ok);
+}
+
+TEST(SshPairs, WrongHostKeyFails) {
+  auto judged = judge(from_report("node2 " + kOther), to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::fails);
+  EXPECT_NE(judged.reason.find("another host key for node2"), std::string::npos) << judged.reason;
+}
+
+TEST(SshPairs, RevokedHostKeyFails) {
+  auto judged = judge(from_report("@revoked node2 " + kHostB), to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::fails);
+  EXPECT_NE(judged.reason.find("@revoked"), std::string::npos) << judged.reason;
+}
+
+TEST(SshPairs, UnknownServedKeysAreUnsureNeverOk) {
+  EXPECT_EQ(judge(from_report("node2 " + kHostB), to_report(), {}).verdict, PairVerdict::unsure);
+}
+
+TEST(SshPairs, KeyNotAuthorizedFails) {
+  auto judged = judge(from_report("node2 " + kHostB), to_report("ak " + kOther + " someone"));
+  EXPECT_EQ(judged.verdict, PairVerdict::fails);
+  EXPECT_NE(judged.reason.find("none of them in node2:~/.ssh/authorized_keys"), std::string::npos) << judged.reason;
+}
+
+TEST(SshPairs, AuthorizedKeyWithOptionsIsRecognized) {
+  auto ok = judge(from_report("node2 " + kHostB),
+                  to_report("ak no-pty,environment=\"A=b c\" " + kKeyA + " root@node1"));
+  EXPECT_EQ(ok.verdict, PairVerdict::ok) << ok.reason;
+  auto restricted = judge(from_report("node2 " + kHostB),
+                          to_report("ak from=\"10.9.9.9\" " + kKeyA + " root@node1"));
+  EXPECT_EQ(restricted.verdict, PairVerdict::unsure);
+}
+
+TEST(SshPairs, AgentKeysCountUnlessIdentitiesOnly) {
+  std::string report = from_report("node2 " + kHostB, "") + "agent " + kKeyA + " from-agent\n";
+  EXPECT_EQ(judge(report, to_report()).verdict, PairVerdict::fails);  // IdentitiesOnly yes
+  report.replace(report.find(" ask yes "), 9, " ask no ");
+  EXPECT_EQ(judge(report, to_report()).verdict, PairVerdict::ok);
+}
+
+TEST(SshPairs, UnreadableIdentityIsUnsure) {
+  auto judged = judge(from_report("node2 " + kHostB, "idx node2"), to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::unsure);
+}
+
+TEST(SshPairs, OtherUserIsUnsure) {
+  auto judged = judge(from_report("node2 " + kHostB), "me alice\nak " + kKeyA + "\n");
+  EXPECT_EQ(judged.verdict, PairVerdict::unsure);
+}
+
+TEST(SshPairs, NoBannerFails) {
+  std::string report = from_report("node2 " + kHostB);
+  const std::string banner = "reach node2 SSH-2.0-OpenSSH_9.2p1 Debian-2";
+  report.replace(report.find(banner), banner.size(), "noreach node2 connection failed");
+  auto judged = judge(report, to_report());
+  EXPECT_EQ(judged.verdict, PairVerdict::fails);
+  EXPECT_NE(judged.reason.find("cannot reach node2's sshd at 10.0.0.12 port 22 (connection failed)"),
+            std::string::npos)
+      << judged.reason;
+}
+
+TEST(SshPairs, UnreportedPeerIsUnsure) {
+  EXPECT_EQ(judge("me root\n", to_report()).verdict, PairVerdict::unsure);
+  EXPECT_EQ(judge("me root\npeer node2 error\n", to_report()).verdict, PairVerdict::unsure);
+}
+
+TEST(SshPairs, ParsesRingAndScannedHostKeys) {
+  auto view = parse_ssh_view("hostkey 10.0.0.12 " + kHostB + "\nring fail\n");
+  ASSERT_EQ(view.next_host_keys.size(), 1u);
+  EXPECT_EQ(view.next_host_keys[0], kHostB);
+  EXPECT_EQ(view.ring_ok, 0);
+}
+
+TEST(SshPairs, KeyOfLine) {
+  EXPECT_EQ(key_of_line(kKeyA + " comment with words"), kKeyA);
+  EXPECT_EQ(key_of_line("command=\"echo ssh-rsa x\" " + kKeyA), kKeyA);
+  EXPECT_EQ(key_of_line("# a comment"), "");
+  EXPECT_EQ(key_of_line("ssh-ed25519"), "");
+}
+
+}  // namespace
+}  // namespace muster::doctor
