@@ -12,7 +12,8 @@
 namespace muster::doctor {
 namespace {
 
-constexpr int kMatrixTimeoutMs = 60'000;
+// A minute, and a second more per node: the full matrix of 64 nodes is 4,032 handshakes on one machine's cores.
+int matrix_timeout_ms(size_t nodes) { return 60'000 + 1'000 * static_cast<int>(nodes); }
 
 // Up to kParallel attempts at once per node (one at a time took 1.6 s for 7 peers on a loaded testbed), below
 // sshd's default MaxStartups (10 unauthenticated connections): every node starts at its next neighbour, so a
@@ -107,7 +108,7 @@ Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
     std::vector<std::string> argv = {"sh", "-c", kScript, "sh"};
     for (auto& name : targets(node)) argv.push_back(std::move(name));
     return head::NodeCommand{argv, {"P=" + std::to_string(kParallel), std::string("K=") + kFastKex}};
-  }, kMatrixTimeoutMs);
+  }, matrix_timeout_ms(pool.size()));
   if (!runs) return runs.error();
   std::vector<std::set<std::string>> ok(runs->size());
   for (size_t from = 0; from < runs->size(); ++from) {
@@ -126,7 +127,7 @@ Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string
     for (size_t k = 1; k < n; ++k) argv.push_back(names[(node + k) % n]);
     return head::NodeCommand{argv, {"P=" + std::to_string(kParallel), std::string("K=") + kFastKex,
                                     std::string("B=") + kReachScript}};
-  }, kMatrixTimeoutMs);
+  }, matrix_timeout_ms(pool.size()));
   if (!runs) return runs.error();
   std::vector<NodeSshView> views(n);
   std::vector<bool> reported(n, false);
