@@ -30,10 +30,10 @@ const char* const kScript =
 const char* const kFastKex = "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256";
 
 // The fast check's node half (its lines are parsed by ssh_pairs.cc). Arguments: the peers, the next node in
-// the ring first. Per peer: `ssh -G` (HostName, Port, User, StrictHostKeyChecking, IdentitiesOnly, a proxy,
-// the known_hosts files and identity files), `ssh-keygen -F` in each known_hosts file under the name ssh looks
-// the key up by (HostKeyAlias, else HostName, as [host]:port off port 22; hashed entries too), the public halves
-// of the identity files. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel at a time,
+// the ring first. Per peer: `ssh -G` (HostName, Port, User, HostKeyAlias, StrictHostKeyChecking,
+// IdentitiesOnly, a proxy, the known_hosts files and identity files), which known_hosts files exist (each one's
+// lines printed once: the head matches them, hashed entries too, doctor/known_hosts.h), the public halves of
+// the identity files. Per peer that is one process, `ssh -G`. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel at a time,
 // the whole round bounded by `timeout`, which ends its process group), ssh-keyscan of the next node and one
 // real ssh to it.
 const char* const kFastScript = R"SH(set -f
@@ -44,7 +44,7 @@ for f in "$HOME/.ssh/authorized_keys" "$HOME/.ssh/authorized_keys2"; do
   while IFS= read -r l || [ -n "$l" ]; do echo "ak $l"; done <"$f"
 done
 if [ -n "${SSH_AUTH_SOCK:-}" ]; then ssh-add -L </dev/null 2>/dev/null | while IFS= read -r l; do echo "agent $l"; done; fi
-targets= rh= rp= rproxy=yes first=1
+targets= rh= rp= rproxy=yes first=1 seen=
 for h; do
   c=$(ssh -G "$h" </dev/null 2>/dev/null) || { echo "peer $h error"; first=0; continue; }
   host= port=22 user= alias= strict=ask only=no proxy=no kh= ids=
@@ -60,14 +60,19 @@ for h; do
 $c
 MUSTER_SSH_G
   echo "peer $h $host $port $user $strict $only $proxy"
-  if [ -n "$alias" ]; then l=$alias; elif [ "$port" = 22 ]; then l=$host; else l="[$host]:$port"; fi
+  [ -z "$alias" ] || echo "alias $h $alias"
   for f in $kh; do
     case $f in "~"/*) f=$HOME${f#"~"} ;; esac
     case $f in *%*) echo "khx $h"; continue ;; esac
     [ -f "$f" ] || continue
-    ssh-keygen -F "$l" -f "$f" </dev/null 2>/dev/null | while IFS= read -r x; do
-      case $x in "#"*|"") ;; *) echo "kh $h $x" ;; esac
-    done
+    echo "khf $h $f"
+    case " $seen " in *" $f "*) continue ;; esac
+    seen="$seen $f"
+    if [ -r "$f" ]; then
+      while IFS= read -r x || [ -n "$x" ]; do case $x in "#"*|"") ;; *) echo "khl $f $x" ;; esac; done <"$f"
+    else
+      echo "khx $h"
+    fi
   done
   for f in $ids; do
     case $f in "~"/*) f=$HOME${f#"~"} ;; esac

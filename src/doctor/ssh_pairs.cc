@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "doctor/known_hosts.h"
 #include "util/text.h"
 
 namespace muster::doctor {
@@ -35,14 +36,15 @@ bool meets(const std::vector<std::string>& a, const std::vector<std::string>& b)
   return std::any_of(a.begin(), a.end(), [&](const std::string& key) { return contains(b, key); });
 }
 
-// A known_hosts line as `ssh-keygen -F` prints it: [@marker] patterns type blob [comment].
-void add_known(PeerView& peer, std::string_view line) {
+// A known_hosts line: [@marker] patterns type blob [comment]; `name` empty: the line is known to match.
+void add_known(PeerView& peer, std::string_view line, const std::string& name = "") {
   auto w = words(line);
   size_t at = 0;
   std::string marker;
   if (at < w.size() && !w[at].empty() && w[at][0] == '@') marker = w[at++];
+  if (at + 3 > w.size()) return;
+  if (!name.empty() && !known_hosts_field_matches(w[at], name)) return;
   ++at;  // the host patterns
-  if (at + 2 > w.size()) return;
   std::string key = w[at] + " " + w[at + 1];
   if (marker == "@revoked") {
     peer.revoked.push_back(key);
@@ -122,6 +124,12 @@ NodeSshView parse_ssh_view(std::string_view text) {
           peer.identities_only = w[4] == "yes";
           peer.proxy = w[5] == "yes";
         }
+      } else if (tag == "alias") {
+        view.peers[name].alias = std::string(trim(tail));
+      } else if (tag == "khf") {
+        view.peers[name].known_files.emplace_back(trim(tail));
+      } else if (tag == "khl") {  // here `name` is the file
+        view.known_lines[name].emplace_back(tail);
       } else if (tag == "kh") {
         add_known(view.peers[name], tail);
       } else if (tag == "khx") {
@@ -136,6 +144,15 @@ NodeSshView parse_ssh_view(std::string_view text) {
       } else if (tag == "noreach") {
         view.peers[name].reach_error = std::string(tail);
       }
+    }
+  }
+  for (auto& [name, peer] : view.peers) {
+    if (!peer.configured) continue;
+    std::string lookup = known_hosts_name(peer.host, peer.port, peer.alias);
+    for (const auto& file : peer.known_files) {
+      auto lines = view.known_lines.find(file);
+      if (lines == view.known_lines.end()) continue;
+      for (const auto& line : lines->second) add_known(peer, line, lookup);
     }
   }
   return view;

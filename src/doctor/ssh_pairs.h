@@ -20,6 +20,8 @@ struct PeerView {
   std::string port = "22";
   std::string user;
   std::string strict = "ask";  // StrictHostKeyChecking
+  std::string alias;           // HostKeyAlias
+  std::vector<std::string> known_files;  // the known_hosts files ssh reads for b (NodeSshView::known_lines)
   bool identities_only = false;
   bool proxy = false;           // ProxyCommand/ProxyJump: reachability and host key are the proxy's business
   bool known_unsure = false;    // a known_hosts path this check cannot expand (a %token)
@@ -42,6 +44,7 @@ struct NodeSshView {
   std::vector<AuthorizedKey> authorized;  // ~/.ssh/authorized_keys{,2}
   std::vector<std::string> agent_keys;    // `ssh-add -L` ("type blob")
   std::map<std::string, PeerView> peers;  // by the peer's name as given
+  std::map<std::string, std::vector<std::string>> known_lines;  // known_hosts file -> its lines
   // The ring: the host keys that the next node's sshd served to ssh-keyscan ("type blob"), and whether the
   // real `ssh next true` worked (-1: not reported).
   std::vector<std::string> next_host_keys;

@@ -33,9 +33,31 @@ TEST(SshPairs, PlainKnownHostsAndAuthorizedKeyIsOk) {
 }
 
 TEST(SshPairs, HashedKnownHostsEntryIsOk) {
-  // ssh-keygen -F prints the hashed line it matched.
-  auto judged = judge(from_report("|1|c2FsdA==|aGFzaA== " + kHostB), to_report());
+  // The node prints its known_hosts file once; the head finds the hashed entry for node2 (made by ssh-keygen -H).
+  std::string report = "me root\n"
+                       "peer node2 node2 22 root ask yes no\n"
+                       "khf node2 /root/.ssh/known_hosts\n"
+                       "khl /root/.ssh/known_hosts |1|wLw6Glu1oI4SZxUem7I6FJCg/Aw=|KklM+IygoA2/O39SibhPs8cJQD8= " + kOther + "\n"
+                       "khl /root/.ssh/known_hosts |1|G8vxMOEM8dmrsrmVJCx+/Kz1UCk=|cskK/5UMtq7WVN8caa5CfERNFZM= " + kHostB + "\n"
+                       "id node2 " + kKeyA + "\n"
+                       "reach node2 SSH-2.0-OpenSSH_9.2p1\n";
+  auto judged = judge(report, to_report());
   EXPECT_EQ(judged.verdict, PairVerdict::ok) << judged.reason;
+  // The same file, consulted for another name: no entry.
+  report.replace(report.find("peer node2 node2"), 16, "peer node2 node9");
+  EXPECT_EQ(judge(report, to_report()).verdict, PairVerdict::fails);
+}
+
+TEST(SshPairs, PlainKnownHostsFileWithWildcardsAndAlias) {
+  std::string report = "me root\n"
+                       "peer node2 10.0.0.12 2222 root ask yes no\n"
+                       "khf node2 /etc/ssh/ssh_known_hosts\n"
+                       "khl /etc/ssh/ssh_known_hosts [10.0.0.*]:2222 " + kHostB + "\n"
+                       "id node2 " + kKeyA + "\n"
+                       "reach node2 SSH-2.0-OpenSSH_9.2p1\n";
+  EXPECT_EQ(judge(report, to_report()).verdict, PairVerdict::ok);
+  report += "alias node2 gpu2\n";  // HostKeyAlias: looked up as gpu2, which no line names
+  EXPECT_EQ(judge(report, to_report()).verdict, PairVerdict::fails);
 }
 
 TEST(SshPairs, MissingKnownHostsEntryFails) {
