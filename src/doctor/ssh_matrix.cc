@@ -34,19 +34,24 @@ const char* const kFastKex = "curve25519-sha256,curve25519-sha256@libssh.org,ecd
 // IdentitiesOnly, a proxy, the known_hosts files and identity files), which known_hosts files exist (each one's
 // lines printed once: the head matches them, hashed entries too, doctor/known_hosts.h), the public halves of
 // the identity files. Per peer that is one process, `ssh -G`. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel at a time,
-// the whole round bounded by `timeout`, which ends its process group), ssh-keyscan of the next node and one
-// real ssh to it.
+// the whole round bounded by `timeout`, which ends its process group), and one real ssh to the next node
+// (classic key exchange first, as the full matrix), whose -v output says which host key its sshd served.
 const char* const kFastScript = R"SH(set -f
-t() { ssh -o BatchMode=yes -o ConnectTimeout=5 "$@" true </dev/null >/dev/null 2>&1; }
+r() {
+  { ssh -v -o BatchMode=yes -o ConnectTimeout=5 "$@" true </dev/null 2>&1 >/dev/null; echo "rc $?"; } |
+    while IFS= read -r x; do
+      case $x in *"Server host key: "*) echo "hostfp ${x#*Server host key: }" ;; "rc 0") echo "ring ok" ;; esac
+    done
+}
 echo "me $(id -un)"
 for f in "$HOME/.ssh/authorized_keys" "$HOME/.ssh/authorized_keys2"; do
   [ -r "$f" ] || continue
   while IFS= read -r l || [ -n "$l" ]; do echo "ak $l"; done <"$f"
 done
 if [ -n "${SSH_AUTH_SOCK:-}" ]; then ssh-add -L </dev/null 2>/dev/null | while IFS= read -r l; do echo "agent $l"; done; fi
-targets= rh= rp= rproxy=yes first=1 seen=
+targets= seen=
 for h; do
-  c=$(ssh -G "$h" </dev/null 2>/dev/null) || { echo "peer $h error"; first=0; continue; }
+  c=$(ssh -G "$h" </dev/null 2>/dev/null) || { echo "peer $h error"; continue; }
   host= port=22 user= alias= strict=ask only=no proxy=no kh= ids=
   while read -r k v; do
     case $k in
@@ -81,15 +86,13 @@ MUSTER_SSH_G
   done
   [ "$proxy" = yes ] || targets="$targets$h $host $port
 "
-  if [ $first = 1 ]; then rh=$host rp=$port rproxy=$proxy first=0; fi
 done
 if [ $# -gt 0 ]; then
-  if [ "$rproxy" = no ]; then
-    ssh-keyscan -T 5 -p "$rp" "$rh" </dev/null 2>/dev/null | while read -r a b c; do
-      case $a in "#"*|"") ;; *) echo "hostkey $a $b $c" ;; esac
-    done &
-  fi
-  (if t -o KexAlgorithms="$K" "$1" || t "$1"; then echo "ring ok"; else echo "ring fail"; fi) &
+  (o=$(r -o KexAlgorithms="$K" "$1")
+   case $o in *"ring ok"*) ;; *) o="$o
+$(r "$1")" ;; esac
+   printf '%s\n' "$o"
+   case $o in *"ring ok"*) ;; *) echo "ring fail" ;; esac) &
   printf '%s' "$targets" | timeout 8 bash -c "$B" bash
   wait
 fi

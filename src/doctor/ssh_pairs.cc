@@ -5,6 +5,8 @@
 #include <fmt/core.h>
 
 #include "doctor/known_hosts.h"
+#include "util/hmac_sha1.h"
+#include "util/sha256.h"
 #include "util/text.h"
 
 namespace muster::doctor {
@@ -32,8 +34,12 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-bool meets(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  return std::any_of(a.begin(), a.end(), [&](const std::string& key) { return contains(b, key); });
+// Whether one of `keys` ("type blob") has one of the fingerprints `served`.
+bool serves(const std::vector<std::string>& keys, const std::vector<std::string>& served) {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& key) {
+    auto print = key_fingerprint(key);
+    return !print.empty() && contains(served, print);
+  });
 }
 
 // A known_hosts line: [@marker] patterns type blob [comment]; `name` empty: the line is known to match.
@@ -56,6 +62,18 @@ void add_known(PeerView& peer, std::string_view line, const std::string& name = 
 }
 
 }  // namespace
+
+std::string key_fingerprint(std::string_view key) {
+  size_t space = key.find(' ');
+  if (space == std::string_view::npos) return "";
+  auto blob = base64_decode(key.substr(space + 1));
+  if (!blob) return "";
+  std::string hex = sha256_hex(*blob), raw;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) raw += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  std::string text = base64_encode(raw);
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  return "SHA256:" + text;
+}
 
 std::string key_of_line(std::string_view line, bool* restricted) {
   // Options come first and may hold quoted blanks: the key type is the first word, outside quotes, that names
@@ -102,10 +120,17 @@ NodeSshView parse_ssh_view(std::string_view text) {
       auto key = key_of_line(rest);
       if (!key.empty()) view.agent_keys.push_back(std::move(key));
     } else if (tag == "ring") {
-      view.ring_ok = trim(rest) == "ok" ? 1 : 0;
+      if (trim(rest) == "ok") {
+        view.ring_ok = 1;
+      } else if (view.ring_ok != 1) {
+        view.ring_ok = 0;
+      }
+    } else if (tag == "hostfp") {  // ssh -v: "Server host key: type SHA256:..."
+      auto w = words(rest);
+      if (w.size() >= 2 && w[1].rfind("SHA256:", 0) == 0) view.next_host_keys.push_back(w[1]);
     } else if (tag == "hostkey") {  // ssh-keyscan's line: host type blob
       auto w = words(rest);
-      if (w.size() >= 3) view.next_host_keys.push_back(w[1] + " " + w[2]);
+      if (w.size() >= 3) view.next_host_keys.push_back(key_fingerprint(w[1] + " " + w[2]));
     } else {
       // Per-peer lines: TAG NAME ...
       size_t name_end = rest.find(' ');
@@ -180,9 +205,9 @@ PairJudgement judge_pair(const std::string& from_name, const NodeSshView& from, 
   if (!strict_off) {
     if (served.empty()) {
       unsure.push_back(fmt::format("{}'s host keys are unknown", to_name));
-    } else if (meets(peer.revoked, served)) {
+    } else if (serves(peer.revoked, served)) {
       return {PairVerdict::fails, fmt::format("{}'s known_hosts marks {}'s host key @revoked", from_name, to_name)};
-    } else if (meets(peer.known, served)) {
+    } else if (serves(peer.known, served)) {
       // verified
     } else if (peer.known_cert_authority) {
       unsure.push_back(fmt::format("{} trusts a certificate authority for {}", from_name, to_name));

@@ -45,14 +45,17 @@ struct NodeSshView {
   std::vector<std::string> agent_keys;    // `ssh-add -L` ("type blob")
   std::map<std::string, PeerView> peers;  // by the peer's name as given
   std::map<std::string, std::vector<std::string>> known_lines;  // known_hosts file -> its lines
-  // The ring: the host keys that the next node's sshd served to ssh-keyscan ("type blob"), and whether the
-  // real `ssh next true` worked (-1: not reported).
+  // The ring: the host keys the next node's sshd served, as SHA256 fingerprints ("SHA256:..."; from the ring
+  // ssh's -v output, or ssh-keyscan lines), and whether the real `ssh next true` worked (-1: not reported).
   std::vector<std::string> next_host_keys;
   int ring_ok = -1;
 };
 
 // Parses the node script's output (unknown lines are ignored).
 NodeSshView parse_ssh_view(std::string_view text);
+
+// The SHA256 fingerprint of "type blob" as ssh prints it ("SHA256:" + unpadded base64); "" for a bad blob.
+std::string key_fingerprint(std::string_view key);
 
 // "type blob" from an authorized_keys or public key line (options and comment dropped); "" when there is none.
 std::string key_of_line(std::string_view line, bool* restricted = nullptr);
@@ -64,7 +67,8 @@ struct PairJudgement {
   std::string reason;  // for fails and unsure: what is missing or unknown, naming the nodes
 };
 
-// The verdict for `ssh to_name` from node `from`: `served` are the host keys to's sshd serves (empty: unknown),
+// The verdict for `ssh to_name` from node `from`: `served` are the fingerprints of the host keys to's sshd
+// serves (empty: unknown),
 // `to` is what node `to` reported (its user and authorized_keys).
 PairJudgement judge_pair(const std::string& from_name, const NodeSshView& from, const std::string& to_name,
                          const NodeSshView& to, const std::vector<std::string>& served);

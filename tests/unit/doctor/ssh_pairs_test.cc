@@ -5,10 +5,12 @@
 namespace muster::doctor {
 namespace {
 
-const std::string kKeyA = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAaaa";  // node1's user key
-const std::string kKeyB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbb";  // node2's user key
-const std::string kHostB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhhh";  // node2's sshd host key
-const std::string kOther = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOooo";
+const std::string kKeyA = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIPjqJIQQAI+TORMzuT/TxgpyIv1Z99r8q16GKmy0/ke";  // node1's user key
+const std::string kKeyB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJdQstIPgI5PZz7qG4+PlTaleR/UOk6eFv+PzZmozPPv";  // node2's user key
+const std::string kHostB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILVfAecAwcAaiEXvKzvteeUmfoC70/R3aBdkV9q5yS7b";  // node2's sshd host key
+const std::string kOther = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGipE4Ntz97W2oTc3oL4TCSZKxdDvBiK3fc+fgyE8Oul";
+// What `ssh-keygen -lf` prints for kHostB.
+const std::string kHostBPrint = "SHA256:AmWKiJLBwCpBelwrOZrqfZ+mqaVA0g2B9G2ffhHjVrk";
 
 // node1's report on node2 (a healthy pair) as the node script prints it.
 std::string from_report(const std::string& known_line, const std::string& id_line = "id node2 " + kKeyA + " root@node1") {
@@ -23,7 +25,7 @@ std::string to_report(const std::string& authorized = "ak " + kKeyA + " root@nod
   return "me root\n" + authorized + "\n";
 }
 
-PairJudgement judge(const std::string& from, const std::string& to, std::vector<std::string> served = {kHostB}) {
+PairJudgement judge(const std::string& from, const std::string& to, std::vector<std::string> served = {kHostBPrint}) {
   return judge_pair("node1", parse_ssh_view(from), "node2", parse_ssh_view(to), served);
 }
 
@@ -136,11 +138,20 @@ TEST(SshPairs, UnreportedPeerIsUnsure) {
   EXPECT_EQ(judge("me root\npeer node2 error\n", to_report()).verdict, PairVerdict::unsure);
 }
 
-TEST(SshPairs, ParsesRingAndScannedHostKeys) {
+TEST(SshPairs, ParsesRingAndServedHostKeys) {
   auto view = parse_ssh_view("hostkey 10.0.0.12 " + kHostB + "\nring fail\n");
   ASSERT_EQ(view.next_host_keys.size(), 1u);
-  EXPECT_EQ(view.next_host_keys[0], kHostB);
+  EXPECT_EQ(view.next_host_keys[0], kHostBPrint);
   EXPECT_EQ(view.ring_ok, 0);
+  // The ring's ssh -v line; a failed first attempt then a working retry is ok.
+  view = parse_ssh_view("hostfp ssh-ed25519 " + kHostBPrint + "\nring ok\nring fail\n");
+  EXPECT_EQ(view.next_host_keys, std::vector<std::string>{kHostBPrint});
+  EXPECT_EQ(view.ring_ok, 1);
+}
+
+TEST(SshPairs, FingerprintAsSshKeygenPrintsIt) {
+  EXPECT_EQ(key_fingerprint(kHostB), kHostBPrint);
+  EXPECT_EQ(key_fingerprint("ssh-ed25519 not-base64!"), "");
 }
 
 TEST(SshPairs, KeyOfLine) {
