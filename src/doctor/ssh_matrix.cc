@@ -33,7 +33,7 @@ const char* const kFastKex = "curve25519-sha256,curve25519-sha256@libssh.org,ecd
 // the ring first. Per peer: `ssh -G` (HostName, Port, User, HostKeyAlias, StrictHostKeyChecking,
 // IdentitiesOnly, a proxy, the known_hosts files and identity files), which known_hosts files exist (each one's
 // lines printed once: the head matches them, hashed entries too, doctor/known_hosts.h), the public halves of
-// the identity files. Per peer that is one process, `ssh -G`. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel at a time,
+// the identity files. Per peer that is one process, `ssh -G`. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel in flight,
 // the whole round bounded by `timeout`, which ends its process group), and one real ssh to the next node
 // (classic key exchange first, as the full matrix), whose -v output says which host key its sshd served.
 const char* const kFastScript = R"SH(set -f
@@ -93,7 +93,7 @@ if [ $# -gt 0 ]; then
 $(r "$1")" ;; esac
    printf '%s\n' "$o"
    case $o in *"ring ok"*) ;; *) echo "ring fail" ;; esac) &
-  printf '%s' "$targets" | timeout 8 bash -c "$B" bash
+  printf '%s' "$targets" | timeout "$W" bash -c "$B" bash
   wait
 fi
 true
@@ -102,12 +102,16 @@ const char* const kReachScript = R"SH(n=0
 while read -r h a p; do
   [ -n "$h" ] || continue
   (if exec 3<>"/dev/tcp/$a/$p"; then
-     if IFS= read -r -t 5 l <&3; then echo "reach $h ${l%$'\r'}"; else echo "noreach $h no banner within 5 s"; fi
+     if IFS= read -r -t 10 l <&3; then echo "reach $h ${l%$'\r'}"; else echo "noreach $h no banner within 10 s"; fi
    else echo "noreach $h connection failed"; fi) 2>/dev/null &
-  n=$((n + 1)); if [ "$n" -ge "$P" ]; then wait; n=0; fi
+  n=$((n + 1)); if [ "$n" -ge "$P" ]; then wait -n; n=$((n - 1)); fi
 done
 wait
 )SH";
+
+// The bound on a node's banner round: 10 s, and half a second more per node (on a testbed all nodes share the
+// head's cores: 64 nodes read 4,032 banners there). A peer that did not answer in time gets a real ssh.
+int reach_seconds(size_t nodes) { return 10 + static_cast<int>(nodes) / 2; }
 
 // The real handshakes: `targets(node)` are the peers node tries; returns, per node, the peers that worked.
 Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
@@ -134,7 +138,7 @@ Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string
     std::vector<std::string> argv = {"sh", "-c", kFastScript, "sh"};
     for (size_t k = 1; k < n; ++k) argv.push_back(names[(node + k) % n]);
     return head::NodeCommand{argv, {"P=" + std::to_string(kParallel), std::string("K=") + kFastKex,
-                                    std::string("B=") + kReachScript}};
+                                    std::string("B=") + kReachScript, "W=" + std::to_string(reach_seconds(n))}};
   }, matrix_timeout_ms(pool.size()));
   if (!runs) return runs.error();
   std::vector<NodeSshView> views(n);
