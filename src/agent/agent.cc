@@ -203,21 +203,28 @@ void Agent::open_relay(const protocol::RelayOpen& open) {
 
 // Relay frames are the bulk of a sync through the tree: they are looked into when this node's bit is set and
 // passed on as views to the children whose subtree has a bit set, so the inner frame is copied once per child.
+// A SyncOpen makes this node scan its destination (tens of milliseconds to seconds): its children get it first,
+// written at once, so the nodes of a chain scan together instead of one after the other.
 void Agent::relay(const protocol::RelayView& message) {
+  std::optional<protocol::HeadMessage> mine;
   if (protocol::has_hop(message.hops, self_index_)) {
     auto inner = protocol::decode_head_frame(message.frame);
     if (!inner) {
       send(protocol::AgentError{"relayed frame: " + inner.error().message});
     } else if (*inner && !std::holds_alternative<protocol::Relay>(**inner)) {
-      on_head_message(**inner);
+      mine = std::move(**inner);
     }
   }
+  bool slow = mine && std::holds_alternative<protocol::SyncOpen>(*mine);
+  if (mine && !slow) on_head_message(*mine);
   std::string header;
   for (auto& child : children_) {
     if (child->done() || !protocol::has_any_hop(message.hops, child->subtree())) continue;
     if (header.empty()) header = protocol::encode_relay_header(message.hops, message.frame.size());
     child->send_frame(header, message.frame);
+    if (slow) child->flush();
   }
+  if (slow) on_head_message(*mine);
 }
 
 // A child's fd is ready (`event_token` names it), or, with 0, once per loop round: timers, queued writes, and

@@ -14,7 +14,7 @@
 
 namespace muster::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // length field upper bound
 inline constexpr uint32_t kMaxOutputChunk = 64u << 10;  // agent splits worker output above this
 inline constexpr uint32_t kAllWorkers = 0xFFFFFFFFu;
@@ -36,6 +36,7 @@ enum class Type : uint8_t {
   worker_progress = 13,
   worker_note = 14,
   node_lost = 15,
+  sync_digest = 28,
   spawn_worker = 64,
   signal = 65,
   terminate = 66,
@@ -51,6 +52,7 @@ enum class Type : uint8_t {
   relay_open = 76,
   relay = 77,
   dump_stacks = 78,
+  sync_send_manifest = 79,
 };
 
 // The range of valid wire values of an enumerated field (u8 on the wire).
@@ -179,6 +181,24 @@ struct SyncManifest {  // one part of the destination's manifest; the last part 
     visit(m.error, "error");
   }
   bool operator==(const SyncManifest&) const = default;
+};
+// The answer to a SyncOpen with kSyncDigestFirst: what the destination holds, as a digest of the manifest's parts
+// that a plan compares (sync/plan.h plan_digest); the manifest itself waits for SyncSendManifest.
+struct SyncDigest {
+  static constexpr Type kType = Type::sync_digest;
+  static constexpr const char* kName = "SyncDigest";
+  uint32_t session = 0;
+  uint64_t entries = 0;  // how many entries the manifest holds
+  std::string digest;    // 16 bytes
+  std::string error;     // non-empty: the destination could not be scanned (no manifest follows)
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.entries, "entries");
+    visit(m.digest, "digest");
+    visit(m.error, "error");
+  }
+  bool operator==(const SyncDigest&) const = default;
 };
 enum class SyncAckState : uint8_t { progress = 0, done = 1, failed = 2 };
 struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
@@ -416,6 +436,7 @@ struct Relay {  // deliver `frame` to every node of the tree whose index's bit i
   bool operator==(const Relay&) const = default;
 };
 inline constexpr uint8_t kSyncDryRun = 1;  // SyncOpen flag: scan only, change nothing on the node
+inline constexpr uint8_t kSyncDigestFirst = 2;  // SyncOpen flag: answer SyncDigest; the manifest on SyncSendManifest
 struct SyncOpen {
   static constexpr Type kType = Type::sync_open;
   static constexpr const char* kName = "SyncOpen";
@@ -431,6 +452,16 @@ struct SyncOpen {
     visit(m.flags, "flags");
   }
   bool operator==(const SyncOpen&) const = default;
+};
+struct SyncSendManifest {  // after SyncDigest: the node's digest differs from the head's, send the manifest
+  static constexpr Type kType = Type::sync_send_manifest;
+  static constexpr const char* kName = "SyncSendManifest";
+  uint32_t session = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+  }
+  bool operator==(const SyncSendManifest&) const = default;
 };
 struct SyncPrepare {  // before any file: deletions (children first), then directories to make
   static constexpr Type kType = Type::sync_prepare;
@@ -519,9 +550,10 @@ struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; an
 
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
-                                  WorkerNote, NodeLost>;
+                                  WorkerNote, NodeLost, SyncDigest>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
-                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks>;
+                                 SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks,
+                                 SyncSendManifest>;
 
 
 }  // namespace muster::protocol

@@ -6,6 +6,11 @@
 #include <utility>
 #include <string_view>
 
+#define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
+#include <xxhash.h>
+
+#include "protocol/wire.h"
+
 namespace muster::sync {
 namespace {
 
@@ -169,6 +174,40 @@ SyncPlan Planner::finish(const Manifest& source) {
 }
 
 }  // namespace
+
+std::string plan_digest(const std::vector<Entry>& entries) {
+  std::vector<const Entry*> sorted;
+  sorted.reserve(entries.size());
+  for (const auto& entry : entries) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) { return a->path < b->path; });
+  std::string bytes;
+  protocol::WireWriter w(bytes);
+  w.u64(sorted.size());
+  for (const Entry* e : sorted) {
+    w.u8(static_cast<uint8_t>(e->kind));
+    w.str(e->path);
+    switch (e->kind) {
+      case EntryKind::file:
+        w.u32(e->mode);
+        w.u64(e->size);
+        w.i64(e->mtime_ns);
+        w.u64(e->hash);
+        break;
+      case EntryKind::hardlink:
+      case EntryKind::symlink:
+      case EntryKind::copy: w.str(e->target); break;
+      case EntryKind::directory:
+        w.u32(e->mode);
+        w.i64(e->mtime_ns);
+        break;
+    }
+  }
+  XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
+  std::string out;
+  protocol::WireWriter(out).u64(hash.high64);
+  protocol::WireWriter(out).u64(hash.low64);
+  return out;
+}
 
 SyncPlan plan_sync(const Manifest& source, const Manifest& destination, bool delete_extraneous) {
   std::vector<const Entry*> sorted;

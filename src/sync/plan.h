@@ -42,4 +42,10 @@ struct SyncPlan {
 
 SyncPlan plan_sync(const Manifest& source, const Manifest& destination, bool delete_extraneous);
 
+// 16 bytes (XXH3-128) over what plan_sync compares of each entry, in path order: kind and path; a file's mode,
+// size, mtime and hash; a hard link's or symlink's target; a directory's mode and mtime. Equal digests of a source
+// and a destination manifest mean an empty plan, so a node whose digest matches the head's needs nothing and need
+// not send its manifest (protocol SyncDigest). Unequal ones say nothing: the manifests are compared then.
+std::string plan_digest(const std::vector<Entry>& entries);
+
 }  // namespace muster::sync

@@ -14,6 +14,7 @@
 #include "sync/content_hash.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
+#include "sync/plan.h"
 #include "sync/zstd_codec.h"
 #include "util/random.h"
 
@@ -64,6 +65,7 @@ struct Receiver::Session {
   std::string writer = random_hex(12);
   std::optional<DestTree> tree;
   bool dry_run = false;
+  std::optional<std::vector<Entry>> held_manifest;  // kSyncDigestFirst: sent on SyncSendManifest
   HashCache cache;
   std::map<uint32_t, std::unique_ptr<Incoming>> files;  // open temporaries, by file id
   ZstdDecompressor zstd;
@@ -102,6 +104,8 @@ struct Receiver::Session {
   std::string shown(std::string_view path) const { return dest_display(tree ? tree->root() : "", path); }
 
   std::vector<AgentMessage> open(const SyncOpen& m);
+  std::vector<AgentMessage> encode_manifest(uint32_t session, const std::vector<Entry>& entries);
+  std::vector<AgentMessage> send_manifest(const SyncSendManifest& m);
   std::vector<AgentMessage> prepare(const SyncPrepare& m);
   std::vector<AgentMessage> start_file(const SyncFile& m);
   std::vector<AgentMessage> data(const SyncData& m);
@@ -133,8 +137,19 @@ std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
     cache.forget_unused();
     (void)cache.save();
   }
-  std::vector<AgentMessage> replies;
   const auto& entries = manifest->entries;
+  if (m.flags & kSyncDigestFirst) {
+    // The head compares digests first; the manifest waits here for SyncSendManifest (or the session's end).
+    std::string digest = plan_digest(entries);
+    uint64_t count = entries.size();
+    held_manifest = std::move(manifest->entries);
+    return {SyncDigest{m.session, count, std::move(digest), ""}};
+  }
+  return encode_manifest(m.session, entries);
+}
+
+std::vector<AgentMessage> Receiver::Session::encode_manifest(uint32_t session, const std::vector<Entry>& entries) {
+  std::vector<AgentMessage> replies;
   size_t begin = 0;
   do {
     // Parts of bounded size: every entry is well under kManifestPart (paths are bounded by PATH_MAX).
@@ -145,9 +160,18 @@ std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
     }
     std::vector<Entry> part(entries.begin() + static_cast<ptrdiff_t>(begin),
                             entries.begin() + static_cast<ptrdiff_t>(end));
-    replies.push_back(SyncManifest{m.session, end == entries.size(), encode_entries(part), ""});
+    replies.push_back(SyncManifest{session, end == entries.size(), encode_entries(part), ""});
     begin = end;
   } while (begin < entries.size());
+  return replies;
+}
+
+std::vector<AgentMessage> Receiver::Session::send_manifest(const SyncSendManifest& m) {
+  if (!held_manifest) {
+    return {SyncManifest{m.session, true, "", "SyncSendManifest without a SyncOpen that asked for a digest first"}};
+  }
+  auto replies = encode_manifest(m.session, *held_manifest);
+  held_manifest.reset();
   return replies;
 }
 
@@ -365,7 +389,8 @@ Receiver::Receiver() = default;
 Receiver::~Receiver() = default;
 
 bool Receiver::handles(const HeadMessage& message) {
-  return std::holds_alternative<SyncOpen>(message) || std::holds_alternative<SyncPrepare>(message) ||
+  return std::holds_alternative<SyncOpen>(message) || std::holds_alternative<SyncSendManifest>(message) ||
+         std::holds_alternative<SyncPrepare>(message) ||
          std::holds_alternative<SyncFile>(message) || std::holds_alternative<SyncData>(message) ||
          std::holds_alternative<SyncCommit>(message);
 }
@@ -380,7 +405,8 @@ std::vector<AgentMessage> Receiver::handle(const HeadMessage& message) {
   return std::visit(
       [&](const auto& m) -> std::vector<AgentMessage> {
         using M = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<M, SyncPrepare>) return session_->prepare(m);
+        if constexpr (std::is_same_v<M, SyncSendManifest>) return session_->send_manifest(m);
+        else if constexpr (std::is_same_v<M, SyncPrepare>) return session_->prepare(m);
         else if constexpr (std::is_same_v<M, SyncFile>) return session_->start_file(m);
         else if constexpr (std::is_same_v<M, SyncData>) return session_->data(m);
         else if constexpr (std::is_same_v<M, SyncCommit>) return session_->commit(m);

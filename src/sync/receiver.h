@@ -3,7 +3,9 @@
 // new one (abandoning the old).
 //
 //   SyncOpen    -> scans the destination (exclude rules, hash cache) and answers with SyncManifest parts;
-//                  removes leftover temporary files of an interrupted sync (unless dry run).
+//                  removes leftover temporary files of an interrupted sync (unless dry run). With
+//                  kSyncDigestFirst: answers with SyncDigest (sync/plan.h plan_digest) and holds the manifest;
+//   SyncSendManifest -> the held manifest's SyncManifest parts (an error part when none is held).
 //   SyncPrepare -> deletes what the head says (children first), makes directories; SyncStepDone.
 //   SyncFile    -> opens `.<name>.muster-tmp-<pid>-<file>` next to the destination file;
 //   SyncData    -> appends (decompressing zstd), hashing as it goes; SyncAck progress. When the declared size is

@@ -14,6 +14,7 @@
 #include "sync/flow_window.h"
 #include "sync/hash_cache.h"
 #include "sync/manifest.h"
+#include "sync/plan.h"
 #include "sync/zstd_codec.h"
 
 namespace muster::sync_head {
@@ -30,8 +31,9 @@ constexpr int64_t kProgressEveryMs = 250;
 
 struct NodeState {
   std::vector<sync::Entry> manifest;
-  bool have_manifest = false;
+  bool have_manifest = false;  // or nothing more will come: up to date by its digest, failed, lost
   bool committed = false;
+  bool up_to_date = false;  // its digest matched the source's
   bool failed = false;  // lost or a fatal error: nothing more is sent to it
   std::unordered_set<std::string> wanted;  // paths of plan.send
   std::unordered_set<uint32_t> failed_files;
@@ -70,6 +72,7 @@ class Pusher final : public head::PoolListener {
   void fail_node(size_t node, const std::string& why);
   bool active(size_t node) const { return !nodes_[node].failed && pool_.alive(node); }
   void on_node_message(size_t node, const AgentMessage& message);
+  void on_digest(size_t node, const std::string& digest);
   size_t send_to_nodes(const std::vector<size_t>& nodes, const std::string& frame);
   void send_to_node(size_t node, const HeadMessage& message) { send_to_nodes({node}, encode(message)); }
   std::vector<size_t> all_nodes() const {
@@ -93,6 +96,7 @@ class Pusher final : public head::PoolListener {
   int64_t last_progress_ms_ = 0;
   sync::ZstdCompressor zstd_;
   std::set<std::string> followed_files_;  // read through a link (--links copy-target)
+  std::string source_digest_;  // sync::plan_digest of the source, known before any SyncOpen goes out
 
  public:
 };
@@ -126,7 +130,14 @@ void Pusher::on_message(size_t node, const AgentMessage& message) { on_node_mess
 void Pusher::on_node_message(size_t node, const AgentMessage& message) {
   auto& state = nodes_[node];
   auto& out = report_.nodes[node];
-  if (const auto* part = std::get_if<SyncManifest>(&message)) {
+  if (const auto* digest = std::get_if<SyncDigest>(&message)) {
+    if (!digest->error.empty()) {
+      fail_node(node, digest->error);
+      state.have_manifest = true;
+      return;
+    }
+    on_digest(node, digest->digest);
+  } else if (const auto* part = std::get_if<SyncManifest>(&message)) {
     if (!part->error.empty()) {
       fail_node(node, part->error);
       state.have_manifest = true;
@@ -162,6 +173,19 @@ void Pusher::on_node_message(size_t node, const AgentMessage& message) {
   } else if (const auto* error = std::get_if<AgentError>(&message)) {
     fail_node(node, "agent error: " + error->message);
   }
+}
+
+// A node whose digest is the source's needs nothing (an empty plan, sync/plan.h): no manifest, no plan. Any other
+// digest asks for the manifest, which is then compared entry by entry.
+void Pusher::on_digest(size_t node, const std::string& digest) {
+  auto& state = nodes_[node];
+  if (state.have_manifest) return;
+  if (digest == source_digest_) {
+    state.have_manifest = true;
+    state.up_to_date = true;
+    return;
+  }
+  if (active(node)) send_to_node(node, SyncSendManifest{kSession});
 }
 
 Result<void> Pusher::pump(int timeout_ms) {
@@ -324,7 +348,7 @@ Result<SyncReport> Pusher::run() {
   followed_files_ = std::move(scanned->followed_files);
   report_.links = scanned->links;
   cache.forget_unused();
-  (void)cache.save();  // a cache that cannot be written only costs time next run
+  (void)cache.save();  // a cache that cannot be written only costs time next run (and is not written if unchanged)
   report_.hashed_bytes = source->hashed_bytes;
   report_.source_entries = source->entries.size();
   for (const auto& entry : source->entries) {
@@ -334,7 +358,11 @@ Result<SyncReport> Pusher::run() {
     report_.source_bytes += entry.size;
   }
 
-  uint8_t flags = request_.dry_run ? kSyncDryRun : 0;
+  // Only after the source's scan succeeded: a source that cannot be synced changes nothing on the nodes (not
+  // even the destination's root is made). Each node answers with the digest of its manifest and keeps the
+  // manifest until the head asks for it (on_digest).
+  source_digest_ = sync::plan_digest(source->entries);
+  uint8_t flags = kSyncDigestFirst | (request_.dry_run ? kSyncDryRun : 0);
   for (size_t node = 0; node < nodes_.size(); ++node) {
     if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
   }
@@ -347,7 +375,7 @@ Result<SyncReport> Pusher::run() {
   }
   for (size_t node = 0; node < nodes_.size(); ++node) {
     auto& state = nodes_[node];
-    if (state.failed) continue;
+    if (state.failed || state.up_to_date) continue;
     sync::Manifest destination;
     destination.entries = std::move(state.manifest);
     report_.nodes[node].plan = sync::plan_sync(*source, destination, request_.delete_extraneous);

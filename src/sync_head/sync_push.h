@@ -1,8 +1,10 @@
 // `muster sync` from the head's side: makes a directory tree identical at one path on every node of a pool
 // (docs/agent-protocol.md section 6; the node side is sync/receiver.h).
 //
-// 1. Scans the source (exclude rules, hash cache) and asks every agent for its destination's manifest.
-// 2. Plans each node (sync/plan.h). A dry run stops here.
+// 1. Scans the source (exclude rules, hash cache) and asks every agent for the digest of its destination's
+//    manifest (sync/plan.h plan_digest); a node whose digest is the source's needs nothing, the others are asked
+//    for their manifest.
+// 2. Plans each node that sent its manifest (sync/plan.h). A dry run stops here.
 // 3. Streams every file that some node needs once from disk, to all the nodes that need it, in chunks
 //    (zstd-compressed when that pays), with a per-node window of unacknowledged bytes (sync/flow_window.h) so
 //    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before

@@ -3,8 +3,10 @@
 #   1. a tree of ~2,000 files incl. a 300 MB file → every node's copy hashes (md5sum, independently of muster's
 #      XXH3) exactly like the source, modes and symlinks included; the data went along the relay chain (the
 #      nodes' own interface counters: nodes 1-7 each sent the tree on to the next node, node 8 sent nothing);
-#   2. a re-sync with nothing changed finishes in under 1 s; touching one file moves only that file (the
-#      summary reports its bytes on each node);
+#   2. a re-sync with nothing changed finishes in under 1 s and every node sends < 40 KB (a digest of its
+#      manifest, not the manifest); a file changed on one node only (other content with the same size and mtime,
+#      or only its mtime) is repaired on that node and nothing moves to the others; touching one file on the
+#      head moves only that file (the summary reports its bytes on each node);
 #   3. the head SIGKILLed mid-transfer (links capped so the transfer takes a while): no destination path holds a
 #      partial file (the big file is still its old, complete version everywhere), no temporary is left, and a
 #      re-run completes and verifies;
@@ -83,6 +85,33 @@ ms=$(ms_between "$t0" "$(now_us)")
 step "re-sync with nothing changed: $(fmt_ms "$ms") s"
 ((ms < 1000)) || fail "re-sync with nothing changed took $(fmt_ms "$ms") s (bound: 1 s): $out"
 [[ $(grep -c 'up to date' <<<"$out") == "$NODES" ]] || fail "re-sync: every node should be up to date: $out"
+# ... and sends (almost) nothing: each node answers with its manifest's digest, not the manifest (~100 KB for
+# these 2,001 entries, and node1 passes on those of the 7 nodes behind it).
+for ((k = 1; k <= NODES; k++)); do tx_before[$k]=$(tx_bytes "node$k"); done
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "second re-sync failed: $out"
+[[ $(grep -c 'up to date' <<<"$out") == "$NODES" ]] || fail "second re-sync: every node should be up to date: $out"
+for ((k = 1; k <= NODES; k++)); do
+  sent=$(($(tx_bytes "node$k") - tx_before[$k]))
+  ((sent < 40000)) || fail "re-sync with nothing changed: node$k sent $sent bytes (bound: 40 KB; a manifest is ~100 KB)"
+done
+step "re-sync with nothing changed: every node sent < 40 KB (digests, not manifests)"
+
+# A file changed on one node only is repaired there, and only there: same size and mtime but other content on
+# node5 (its ctime changed, so its hash is read again), the mtime alone on node3 (metadata only).
+f=dir05/f05.txt
+mtime=$(stat -c %y "$SRC/$f")
+size=$(stat -c %s "$SRC/$f")
+"$TESTBED" exec node5 bash -c "head -c $size /dev/zero | tr '\\0' z >$DEST/$f && touch -d '$mtime' $DEST/$f"
+"$TESTBED" exec node3 touch -d '2001-01-01' "$DEST/$f"
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "sync after changes on node3 and node5 failed: $out"
+grep -Eq "^  node5 +1 +$size B " <<<"$out" || fail "node5 should receive exactly its changed file ($size B): $out"
+for ((k = 1; k <= NODES; k++)); do
+  ((k == 5)) && continue
+  grep -Eq "^  node$k +0 +0 B " <<<"$out" || fail "node$k should receive nothing: $out"
+done
+[[ $("$TESTBED" exec node3 stat -c %Y "$DEST/$f") == $(stat -c %Y "$SRC/$f") ]] ||
+  fail "node3: the mtime of $f was not restored: $out"
+assert_all_nodes_match "after changing $f on node5 (content) and node3 (mtime)"
 
 echo "changed" >>"$SRC/dir07/f07.txt"
 size=$(stat -c %s "$SRC/dir07/f07.txt")

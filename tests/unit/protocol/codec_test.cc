@@ -53,6 +53,9 @@ std::vector<AgentMessage> sample_agent_messages() {
       WorkerStack{3, 8, StackKind::native, "native: eu-stack", kBinary},
       WorkerProgress{9},
       WorkerNote{2, "oom-kill", "Killed process 12 (python3)"},
+      SyncDigest{},
+      SyncDigest{1, 10000, std::string(16, '\xAB'), ""},
+      SyncDigest{2, 0, "", "cannot open /data: Permission denied"},
   };
 }
 
@@ -86,6 +89,9 @@ std::vector<HeadMessage> sample_head_messages() {
       SpawnWorker{1, {"python3"}, {}, "/", "20261125-010203-abcdef", kFeatureDiagnostics | kFeatureFlightRecorder},
       DumpStacks{},
       DumpStacks{4, 2},
+      SyncOpen{3, "/data/code", {}, kSyncDryRun | kSyncDigestFirst},
+      SyncSendManifest{},
+      SyncSendManifest{3},
   };
 }
 
@@ -261,7 +267,7 @@ TEST(Codec, TypesOutsideTheDirectionDecodeToNothing) {
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
-  for (int type : {0, 1, 5, 7, 8, 63, 79, 127, 128, 255}) {
+  for (int type : {0, 1, 5, 7, 8, 63, 80, 127, 128, 255}) {
     auto decoded = decode_head(static_cast<uint8_t>(type), "");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;

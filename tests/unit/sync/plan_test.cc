@@ -3,6 +3,7 @@
 #include "sync/plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -282,6 +283,65 @@ TEST(HardLinks, LinkedOnTheNodeOnceAndOnlyWhenNeeded) {
   plan = plan_sync(manifest(chmodded), manifest(source), false);
   EXPECT_EQ(paths(plan.touch), (Paths{"a"}));
   EXPECT_TRUE(plan.hardlinks.empty());
+}
+
+
+// plan_digest stands for what plan_sync compares: equal manifests (in any order) give equal digests, and a change
+// of any compared field gives another digest, so a node whose digest matches is one whose plan would be empty.
+TEST(PlanDigest, EqualManifestsEqualDigestsAndAnEmptyPlan) {
+  std::vector<Entry> tree{dir("c"), file("a", 5), hardlink("b", "a", 5), link("c/l", "../a"), file("c/d", 7)};
+  std::vector<Entry> shuffled{tree[4], tree[2], tree[0], tree[3], tree[1]};
+  EXPECT_EQ(plan_digest(tree), plan_digest(shuffled));
+  EXPECT_EQ(plan_digest(tree).size(), 16u);
+  EXPECT_TRUE(plan_sync(manifest(tree), manifest(shuffled), true).empty());
+  EXPECT_EQ(plan_digest({}), plan_digest({}));
+  EXPECT_NE(plan_digest({}), plan_digest(tree));
+}
+
+TEST(PlanDigest, AnyComparedFieldChangedChangesTheDigest) {
+  const std::vector<Entry> tree{dir("c"), file("a", 5), hardlink("b", "a", 5), link("c/l", "../a"), file("c/d", 7)};
+  const std::string base = plan_digest(tree);
+  std::vector<std::pair<const char*, std::function<void(std::vector<Entry>&)>>> changes{
+      {"file mtime (same size, same content)", [](auto& t) { t[1].mtime_ns += 1; }},
+      {"file content (same size, same mtime)", [](auto& t) { t[1].hash ^= 1; }},
+      {"file size", [](auto& t) { t[1].size += 1; }},
+      {"file mode", [](auto& t) { t[1].mode = 0600; }},
+      {"file path", [](auto& t) { t[4].path = "c/e"; }},
+      {"file kind", [](auto& t) { t[4].kind = EntryKind::symlink; t[4].target = "x"; }},
+      {"hard link target", [](auto& t) { t[2].target = "c/d"; }},
+      {"symlink target", [](auto& t) { t[3].target = "../b"; }},
+      {"directory mode", [](auto& t) { t[0].mode = 0700; }},
+      {"directory mtime", [](auto& t) { t[0].mtime_ns += 1; }},
+      {"an entry more", [](auto& t) { t.push_back(file("z")); }},
+      {"an entry less", [](auto& t) { t.pop_back(); }},
+  };
+  for (const auto& [what, change] : changes) {
+    std::vector<Entry> changed = tree;
+    change(changed);
+    EXPECT_NE(plan_digest(changed), base) << what;
+  }
+  // A path and a target that run into each other are still told apart (each field has its length).
+  std::vector<Entry> one{link("ab", "c")}, other{link("a", "bc")};
+  EXPECT_NE(plan_digest(one), plan_digest(other));
+}
+
+// Where plan_sync would do anything, the digests differ (the other direction: only equal digests skip a node).
+TEST(PlanDigest, APlanWithWorkMeansDifferentDigests) {
+  std::vector<Entry> tree{dir("c"), file("a", 5), hardlink("b", "a", 5), link("c/l", "../a"), file("c/d", 7)};
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Entry> node = tree;
+    Entry& e = node[random() % node.size()];
+    switch (random() % 4) {
+      case 0: e.mtime_ns += 1 + static_cast<int64_t>(random() % 3); break;
+      case 1: e.mode ^= 1u << (random() % 9); break;
+      case 2: e.hash ^= 1; break;
+      case 3: e.target += "x"; break;
+    }
+    if (!plan_sync(manifest(tree), manifest(node), true).empty()) {
+      EXPECT_NE(plan_digest(tree), plan_digest(node)) << "round " << round;
+    }
+  }
 }
 
 }  // namespace

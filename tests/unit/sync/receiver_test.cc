@@ -19,6 +19,7 @@
 
 #include "sync/exclude.h"
 #include "sync/manifest.h"
+#include "sync/plan.h"
 
 namespace muster::sync {
 namespace {
@@ -364,6 +365,34 @@ TEST_F(ReceiverTest, FramesBeforeOpenAreAnError) {
   auto replies = r.handle(SyncData{1, 1, SyncCodec::raw, 1, "x"});
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_TRUE(std::holds_alternative<AgentError>(replies[0]));
+}
+
+
+// kSyncDigestFirst: the node answers with its manifest's digest and sends the manifest only when asked.
+TEST_F(ReceiverTest, DigestFirstHoldsTheManifestUntilAsked) {
+  fs::create_directories(root_ + "/sub");
+  std::ofstream(root_ + "/sub/f") << "content";
+  Receiver r;
+  auto replies = open(r, kSyncDigestFirst);
+  ASSERT_EQ(replies.size(), 1u);
+  const SyncDigest digest = std::get<SyncDigest>(replies[0]);  // a copy: `replies` is reused
+  EXPECT_EQ(digest.error, "");
+  EXPECT_EQ(digest.entries, 2u);
+  replies = r.handle(SyncSendManifest{1});
+  ASSERT_EQ(replies.size(), 1u);
+  const SyncManifest manifest = std::get<SyncManifest>(replies[0]);
+  EXPECT_TRUE(manifest.last);
+  auto entries = decode_entries(manifest.entries);
+  ASSERT_TRUE(entries.has_value());
+  EXPECT_EQ(entries->size(), 2u);
+  EXPECT_EQ(plan_digest(*entries), digest.digest);  // the digest is that of the manifest it holds
+  // Asked twice (or without a digest-first open): an error for the head, never a wait.
+  replies = r.handle(SyncSendManifest{1});
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_NE(std::get<SyncManifest>(replies[0]).error, "");
+  Receiver plain;
+  ASSERT_TRUE(std::holds_alternative<SyncManifest>(open(plain).at(0)));
+  EXPECT_NE(std::get<SyncManifest>(plain.handle(SyncSendManifest{1}).at(0)).error, "");
 }
 
 }  // namespace
