@@ -4,7 +4,6 @@
 #include <set>
 #include <string>
 
-#include "posix/exec.h"
 #include "posix/pipe.h"
 #include "posix/process_groups.h"
 

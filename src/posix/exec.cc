@@ -60,11 +60,4 @@ std::string self_program_path() {
   return under_explicit_loader(exe) ? std::string(program_invocation_name) : exe;
 }
 
-std::vector<std::string> self_exec_argv() {
-  std::string exe = read_link("/proc/self/exe");
-  if (!under_explicit_loader(exe)) return {"/proc/self/exe"};
-  std::string dir = exe.substr(0, exe.rfind('/'));
-  return {exe, "--library-path", dir, program_invocation_name};
-}
-
 }  // namespace muster::posix

@@ -20,15 +20,10 @@ Error exec_program(const std::vector<std::string>& argv);
 std::optional<std::string> find_in_path(std::string_view name);
 
 // The file this process runs, resolved (readlink /proc/self/exe); empty if unknown. Under an explicit loader
-// (see self_exec_argv) that is the loader.
+// (`ld.so --library-path DIR PROGRAM`, as the agent in a container runs) that is the loader.
 std::string self_executable_path();
 
 // The program this process runs: self_executable_path(), or under an explicit loader the program it loaded.
 std::string self_program_path();
-
-// The argv prefix that runs this program again: {"/proc/self/exe"}, or, when this process was started through
-// an explicit dynamic loader (`ld.so --library-path DIR PROGRAM`, as the agent in a container is), {loader,
-// "--library-path", DIR, PROGRAM} (/proc/self/exe is then the loader).
-std::vector<std::string> self_exec_argv();
 
 }  // namespace muster::posix
