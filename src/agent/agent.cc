@@ -521,16 +521,16 @@ void Agent::check_progress(int64_t now) {
 }
 
 void Agent::signal_workers(uint32_t id, int signal) {
-  std::optional<std::set<int>> ours;  // groups still in this agent's session, looked up once when needed
+  auto chosen = [&](uint32_t worker_id) { return id == protocol::kAllWorkers || id == worker_id; };
+  // Exited workers' groups are signalled too (their children may still be running), but only while the group is
+  // still ours: once its leader is reaped the id may be reused (posix/process_groups.h).
+  std::set<int> exited;
   for (auto& [worker_id, worker] : workers_) {
-    if (id != protocol::kAllWorkers && id != worker_id) continue;
-    // Exited workers' groups are signalled too (their children may still be running), but only while the group is
-    // still ours: once its leader is reaped the id may be reused (posix/process_groups.h).
-    if (worker->process.reaped()) {
-      if (!posix::group_exists(worker->process.pgid())) continue;  // gone: nothing to signal, no scan of /proc
-      if (!ours) ours = posix::groups_in_session(session_);
-      if (!ours->contains(worker->process.pgid())) continue;
-    }
+    if (chosen(worker_id) && worker->process.reaped()) exited.insert(worker->process.pgid());
+  }
+  std::set<int> ours = posix::groups_still_in_session(exited, session_);
+  for (auto& [worker_id, worker] : workers_) {
+    if (!chosen(worker_id) || (worker->process.reaped() && !ours.contains(worker->process.pgid()))) continue;
     (void)worker->process.signal(signal);
   }
 }

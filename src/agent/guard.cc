@@ -25,11 +25,8 @@ int run_guard() {
   }
   // Only groups still in our session: one whose workers all ended long ago may have had its id reused by someone
   // else's group (posix/process_groups.h).
-  std::erase_if(groups, [](int pgid) { return !posix::group_exists(pgid); });  // gone: no scan of /proc for them
-  if (groups.empty()) return 0;
-  std::set<int> ours = posix::groups_in_session(posix::current_session_id());
-  for (int pgid : groups) {
-    if (ours.contains(pgid)) (void)posix::signal_group(pgid, SIGKILL);
+  for (int pgid : posix::groups_still_in_session(groups, posix::current_session_id())) {
+    (void)posix::signal_group(pgid, SIGKILL);
   }
   return 0;
 }

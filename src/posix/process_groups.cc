@@ -33,6 +33,17 @@ int current_session_id() { return static_cast<int>(::getsid(0)); }
 
 bool group_exists(int pgid) { return pgid > 1 && (::kill(-pgid, 0) == 0 || errno != ESRCH); }
 
+std::set<int> groups_still_in_session(const std::set<int>& candidates, int sid) {
+  std::set<int> existing;
+  for (int pgid : candidates) {
+    if (group_exists(pgid)) existing.insert(pgid);
+  }
+  if (existing.empty()) return existing;
+  std::set<int> in_session = groups_in_session(sid);
+  std::erase_if(existing, [&](int pgid) { return !in_session.contains(pgid); });
+  return existing;
+}
+
 std::set<int> groups_in_session(int sid) {
   std::set<int> groups;
   std::error_code error;

@@ -20,11 +20,15 @@ int current_session_id();
 
 // Every process group with at least one process (zombies included) in session `sid`: one scan of /proc, whose
 // cost grows with every process on the machine (1,024 virtual nodes' agents each scanning ~10,000 processes took
-// seconds of CPU), so callers first drop the groups that are gone (group_exists) and scan only if any remain.
+// seconds of CPU); groups_still_in_session scans only when it must.
 std::set<int> groups_in_session(int sid);
 
+// The groups of `candidates` that still have a process in session `sid`, for the agent and its guard: those that
+// no longer exist (group_exists) are dropped without a scan, and /proc is scanned once only if any remain.
+std::set<int> groups_still_in_session(const std::set<int>& candidates, int sid);
+
 // Whether any process (zombies included) is in process group `pgid`, whoever's: kill(-pgid, 0) is not ESRCH. A group
-// that does not exist needs no signal; one that does must still pass groups_in_session before it gets one.
+// that does not exist needs no signal; one that does must still be in the session before it gets one.
 bool group_exists(int pgid);
 
 }  // namespace muster::posix

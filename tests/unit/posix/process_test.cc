@@ -366,10 +366,13 @@ TEST(ProcessGroups, AGroupExistsWhileAnyMemberLivesAndIsInOurSession) {
   EXPECT_EQ(wait_for(*child, 5000), ExitStatus(Signaled{SIGKILL}));
   EXPECT_TRUE(group_exists(pgid)) << "the grandchild still lives in the group";
   EXPECT_TRUE(groups_in_session(current_session_id()).contains(pgid));
+  EXPECT_EQ(groups_still_in_session({pgid, 0}, current_session_id()), std::set<int>{pgid});
+  EXPECT_TRUE(groups_still_in_session({pgid}, current_session_id() + 1).empty()) << "another session's";
   ASSERT_EQ(::kill(grandchild, SIGKILL), 0);
   int64_t deadline = monotonic_ms() + 5000;  // the orphan is reaped by init (a zombie still counts)
   while (group_exists(pgid) && monotonic_ms() < deadline) ::usleep(5000);
   EXPECT_FALSE(group_exists(pgid));
+  EXPECT_TRUE(groups_still_in_session({pgid}, current_session_id()).empty());
   EXPECT_FALSE(group_exists(0));
   EXPECT_FALSE(group_exists(1));
 }
