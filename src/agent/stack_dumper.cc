@@ -13,6 +13,7 @@ namespace {
 
 constexpr int64_t kPythonWaitMs = 3000;   // the hook's dump must start within this
 constexpr int64_t kSettleMs = 60;         // and is complete when the file stopped growing this long
+constexpr int64_t kFlightWaitMs = 10000;  // unless it is writing the flight recorder (then at most this long)
 constexpr int64_t kNativeWaitMs = 15000;  // a debugger attaching to a large process takes seconds
 constexpr int64_t kPollMs = 20;
 constexpr size_t kMaxDump = 4u << 20;
@@ -44,6 +45,16 @@ std::optional<Marker> read_marker(const std::string& path) {
   return marker;
 }
 
+// The hook writes "muster-flight-recorder begin" before it dumps PyTorch's flight recorder and "... end" after.
+bool flight_recorder_pending(std::string_view dump) {
+  auto count = [&](std::string_view line) {
+    size_t n = 0;
+    for (size_t at = dump.find(line); at != std::string_view::npos; at = dump.find(line, at + 1)) ++n;
+    return n;
+  };
+  return count("muster-flight-recorder begin\n") > count("muster-flight-recorder end");
+}
+
 uint64_t file_size(const std::string& path) {
   auto st = posix::lstat_path(path);
   return st && *st ? (*st)->size : 0;
@@ -61,6 +72,7 @@ struct StackDumper::Job {
   uint64_t seen = 0;        // its size at the last look
   int64_t changed_ms = 0;   // when it last grew (0: not yet)
   int64_t deadline_ms = 0;  // of the current step
+  int64_t signalled_ms = 0; // when the hook was signalled
   posix::Process debugger;
   posix::Fd debugger_out;
   std::string tool;
@@ -74,7 +86,7 @@ std::string clean_python_dump(const std::string& text, const std::string& helper
   std::string out;
   bool skipping = false;
   for (std::string_view line : split_lines(text)) {
-    if (line.starts_with("muster-stacks ")) continue;
+    if (line.starts_with("muster-stacks ") || line.starts_with("muster-flight-recorder ")) continue;
     bool header = line.starts_with("Thread 0x") || line.starts_with("Current thread 0x");
     if (header) skipping = !helper_thread.empty() && line.find(helper_thread) != std::string_view::npos;
     if (!skipping) out += std::string(line) + "\n";
@@ -97,6 +109,7 @@ void StackDumper::start(uint32_t request, uint32_t worker, int pid, const std::s
       job->offset = job->seen = file_size(job->file);
       if (posix::signal_process(pid, signal_)) {
         job->deadline_ms = now_ms + kPythonWaitMs;
+        job->signalled_ms = now_ms;
         jobs_.push_back(std::move(job));
         return;
       }
@@ -147,6 +160,13 @@ bool StackDumper::advance(Job& job, int64_t now_ms) {
     bool settled = job.changed_ms != 0 && now_ms - job.changed_ms >= kSettleMs;
     if (settled) {
       auto text = posix::read_text_file(job.file);
+      // The stacks are in; the flight recorder's dump that follows them is awaited (a stalled job is stopped
+      // once every stack is in, and the dump must be whole on disk by then), but not for ever.
+      if (text && text->size() > job.offset &&
+          flight_recorder_pending(std::string_view(*text).substr(job.offset)) &&
+          now_ms - job.signalled_ms < kFlightWaitMs) {
+        return false;
+      }
       if (text && text->size() > job.offset) {
         job.answer.kind = protocol::StackKind::python;
         job.answer.text = clean_python_dump(text->substr(job.offset, kMaxDump), job.helper);

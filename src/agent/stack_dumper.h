@@ -2,7 +2,10 @@
 // best source first:
 //   1. Python: the worker's stack hook (python/sitecustomize.py) is signalled — only after its marker file
 //      names this very process (pid and start time) and /proc says it catches the signal, since a real-time
-//      signal's default action is to terminate — and every thread's stack is read from what it appended.
+//      signal's default action is to terminate — and every thread's stack is read from what it appended. When
+//      the hook goes on to dump PyTorch's NCCL flight recorder (its "muster-flight-recorder begin" line), the
+//      answer waits for its "end" line, up to 10 s from the signal, so the dump is whole before a stalled job
+//      is stopped.
 //   2. native: `eu-stack -p PID` (elfutils), else `gdb -batch -p PID -ex 'thread apply all bt'`, when installed
 //      (a non-Python worker, or a Python one holding the GIL in C so its hook cannot run).
 //   3. kernel: where each thread waits in the kernel (/proc/PID/task/*/wchan), which needs nothing.

@@ -1,5 +1,6 @@
 #include "agent/worker_setup.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -16,6 +17,10 @@ namespace muster::agent {
 namespace {
 
 constexpr size_t kMaxErrorFile = 1 << 20;
+// The flight recorder's dumps a worker's notes carry to the head (each in one frame, below kMaxFrame): a dump of
+// 2,000 entries with Python frames is a few MB. Larger ones, and those past the total, stay on the node (named).
+constexpr uint64_t kMaxFlightDump = 8u << 20;
+constexpr uint64_t kMaxFlightDumpsTotal = 32u << 20;
 constexpr int64_t kOomSlackMs = 1000;  // the kernel's clock and ours agree to a few ms; allow more
 
 std::string state_base() {
@@ -46,6 +51,45 @@ void set_if_unset(std::vector<std::string>& env, const std::string& name, const 
   if (!posix::find_variable(env, name)) env.push_back(name + "=" + value);
 }
 
+// Whether this node has NVIDIA GPUs: /dev/nvidiactl, unless MUSTER_NODE_GPUS (1 or 0) in the agent's environment
+// says otherwise (tests simulate a GPU node with it; a node whose driver is not seen there can say so).
+bool node_has_gpus() {
+  const char* said = std::getenv("MUSTER_NODE_GPUS");
+  if (said && (std::string_view(said) == "1" || std::string_view(said) == "0")) return said[0] == '1';
+  return posix::path_exists("/dev/nvidiactl");
+}
+
+// The regular files in `dir` whose names start with `prefix` (the flight recorder appends the rank), sorted.
+std::vector<std::string> files_starting_with(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    if (entry.path().filename().string().starts_with(prefix)) found.push_back(entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The dumps under `flight_prefix` (<dir>/flight-recorder-<worker>/nccl_trace_rank_): their node paths as
+// "flight-recorder", and each one's bytes, within the bounds, as "flight-recorder-dump:<file name>".
+void collect_flight_dumps(const std::string& flight_prefix, std::map<std::string, std::string>& notes) {
+  std::filesystem::path prefix(flight_prefix);
+  std::string paths;
+  uint64_t total = 0;
+  for (const auto& path : files_starting_with(prefix.parent_path().string(), prefix.filename().string())) {
+    paths += (paths.empty() ? "" : "\n") + path;
+    auto st = posix::lstat_path(path);
+    if (!st || !*st || !(*st)->is_file() || (*st)->size > kMaxFlightDump || total + (*st)->size > kMaxFlightDumpsTotal) {
+      continue;
+    }
+    auto bytes = posix::read_text_file(path);
+    if (!bytes || bytes->empty() || bytes->size() > kMaxFlightDump) continue;
+    total += bytes->size();
+    notes["flight-recorder-dump:" + std::filesystem::path(path).filename().string()] = std::move(*bytes);
+  }
+  if (!paths.empty()) notes["flight-recorder"] = paths;
+}
+
 }  // namespace
 
 std::string job_node_dir(const std::string& job, const std::string& node) {
@@ -54,7 +98,7 @@ std::string job_node_dir(const std::string& job, const std::string& node) {
 }
 
 WorkerSetup::WorkerSetup(int stack_signal, std::string_view hook_text, std::optional<bool> gpus)
-    : stack_signal_(stack_signal), hook_text_(hook_text), gpus_(gpus.value_or(posix::path_exists("/dev/nvidiactl"))) {}
+    : stack_signal_(stack_signal), hook_text_(hook_text), gpus_(gpus ? *gpus : node_has_gpus()) {}
 
 Result<std::string> WorkerSetup::hook_dir() {
   if (!hook_dir_.empty()) return hook_dir_;
@@ -94,7 +138,12 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
   std::erase_if(env, [](const std::string& entry) { return entry.starts_with("PYTHONPATH="); });
   env.push_back("PYTHONPATH=" + value);
   if ((features & protocol::kFeatureFlightRecorder) != 0 && gpus_) {
-    paths.flight_prefix = dir + "/nccl_trace_rank_";
+    // A directory per worker: the file names are torch's (prefix + rank), and a worker that is a launcher
+    // (accelerate, torchrun) has several ranks; an earlier attempt's dumps are not this one's.
+    std::string flight_dir = fmt::format("{}/flight-recorder-{}", dir, worker);
+    if (auto made = posix::ensure_private_dir(flight_dir); !made) return made.error();
+    for (const auto& old : files_starting_with(flight_dir, "")) posix::remove_file(old);
+    paths.flight_prefix = flight_dir + "/nccl_trace_rank_";
     set_if_unset(env, "TORCH_NCCL_TRACE_BUFFER_SIZE", "2000");
     set_if_unset(env, "TORCH_NCCL_DUMP_ON_TIMEOUT", "1");
     set_if_unset(env, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE", paths.flight_prefix);
@@ -109,17 +158,7 @@ std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths
     auto text = posix::read_text_file(paths.error_file);
     if (text && !text->empty() && text->size() <= kMaxErrorFile) notes["error-file"] = *text;
   }
-  if (!paths.flight_prefix.empty()) {
-    std::string dumps;
-    std::filesystem::path prefix(paths.flight_prefix);
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(prefix.parent_path(), error)) {
-      if (entry.path().filename().string().starts_with(prefix.filename().string())) {
-        dumps += (dumps.empty() ? "" : "\n") + entry.path().string();
-      }
-    }
-    if (!dumps.empty()) notes["flight-recorder"] = dumps;
-  }
+  if (!paths.flight_prefix.empty()) collect_flight_dumps(paths.flight_prefix, notes);
   // The kernel's OOM killer: "Out of memory: Killed process 1234 (python3) total-vm:..." or "Memory cgroup out
   // of memory: Killed process 1234 ...", while the worker ran. A SIGKILLed worker: its own line, or the last one
   // (the kernel names processes by their pid outside any PID namespace or container, which may not be the pid

@@ -4,7 +4,10 @@
 //   progress-<worker>      MUSTER_PROGRESS_FILE: the script touches it to say "I am making progress"
 //   error-<worker>.json    TORCHELASTIC_ERROR_FILE: torch's @record writes the exception there
 //   stacks/<pid>.stacks    MUSTER_STACKS_DIR: the Python stack hook writes dumps there (stack_dumper.h)
-//   nccl_trace_rank_<r>    TORCH_NCCL_DEBUG_INFO_TEMP_FILE prefix: PyTorch's NCCL flight recorder (GPU nodes)
+//   flight-recorder-<worker>/nccl_trace_rank_<r>
+//                          TORCH_NCCL_DEBUG_INFO_TEMP_FILE prefix: PyTorch's NCCL flight recorder (GPU nodes:
+//                          /dev/nvidiactl, or MUSTER_NODE_GPUS=1|0 in the agent's environment), written by torch
+//                          on a collective's timeout or by the stack hook when the agent asks for stacks
 // and, for Python workers, PYTHONPATH gets muster's hook directory first (a sitecustomize.py that installs the
 // stack hook and then runs the sitecustomize it shadows) and PYTHONFAULTHANDLER=1 (a crash prints the Python
 // traceback). A variable the worker's environment already sets is left alone. The hostname level keeps nodes
@@ -32,7 +35,7 @@ struct WorkerPaths {
 class WorkerSetup {
  public:
   // `stack_signal`: the signal the hook listens on; `hook_text`: the sitecustomize.py to install; `gpus`: whether
-  // the node has NVIDIA GPUs (nullopt: look for /dev/nvidiactl).
+  // the node has NVIDIA GPUs (nullopt: MUSTER_NODE_GPUS if set, else whether /dev/nvidiactl exists).
   WorkerSetup(int stack_signal, std::string_view hook_text, std::optional<bool> gpus = std::nullopt);
   // The node's name for its job directory when it is not this machine's host name (a virtual node).
   void set_node_name(std::string name) { node_name_ = std::move(name); }
@@ -43,8 +46,9 @@ class WorkerSetup {
                               std::vector<std::string>& env);
 
   // What the worker left for the head once it ended: its error file's JSON ("error-file"), the flight recorder's
-  // dumps ("flight-recorder", their paths), the kernel's OOM kill of `pid` ("oom-kill", the log line; only
-  // when `killed` by SIGKILL). Files it read are removed, except the flight recorder's.
+  // dumps ("flight-recorder": their paths on the node; "flight-recorder-dump:<file name>": each one's bytes, at
+  // most 8 MiB each and 32 MiB in all, for the run directory), the kernel's OOM kill of `pid` ("oom-kill", the
+  // log line; only when `killed` by SIGKILL). Files it read are removed, except the flight recorder's.
   // `started_ms`: when it was spawned (posix::monotonic_ms); `oom_kills_at_start`: posix::oom_kill_count() then.
   std::map<std::string, std::string> collect(const WorkerPaths& paths, int pid, bool killed, int64_t started_ms,
                                              uint64_t oom_kills_at_start) const;

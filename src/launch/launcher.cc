@@ -3,6 +3,7 @@
 #include "launch/launcher.h"
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -55,6 +56,8 @@ constexpr uint64_t kTerminalToken = uint64_t{16} << 32;  // the terminal, watche
 constexpr int64_t kStackRoundMs = 20'000;                // agents answer DumpStacks within this (or not at all)
 constexpr int kStalledExitCode = 124;                    // muster ended a stalled job (like timeout(1))
 constexpr int kAttachFlushMs = 2000;                     // attached clients get this long to read the end
+constexpr std::string_view kFlightDumpNote = "flight-recorder-dump:";  // + file name: a dump's bytes (worker_setup.h)
+constexpr std::string_view kFlightDumpDir = "flight-recorder";          // in the run directory
 
 enum class Phase { picking_port, running, done };
 
@@ -111,6 +114,7 @@ class Launcher final : public head::PoolListener {
   void finish_stack_round(int64_t now);
   void on_note(const protocol::WorkerNote& note);
   void diagnose();
+  void save_flight_dump(int rank, const std::string& file_name, const std::string& bytes);
   std::string flight_recorder_dumps() const;
   // output
   void notice(const std::string& text);
@@ -476,7 +480,8 @@ void Launcher::report(int exit_code) {
     show("muster: interrupted before the job started");
   } else if (stalled_) {
     show(fmt::format("\nmuster: the job stalled and was stopped (exit {}); exit status per rank:\n{}",
-                                  kStalledExitCode, format_exit_table(*gang_, gang_plan_)));
+                                  kStalledExitCode, format_exit_table(*gang_, gang_plan_)) +
+         flight_recorder_dumps());
   } else if (interrupts_ > 0) {
     show(fmt::format("\nmuster: {}; exit status per rank:\n{}",
                      stop_requested_ ? std::string("stopped by muster stop")
@@ -643,6 +648,10 @@ void Launcher::finish_stack_round(int64_t now) {
 
 void Launcher::on_note(const protocol::WorkerNote& note) {
   int rank = static_cast<int>(note.worker);
+  if (note.key.starts_with(kFlightDumpNote)) {
+    save_flight_dump(rank, note.key.substr(kFlightDumpNote.size()), note.text);
+    return;
+  }
   notes_[rank][note.key] = note.text;
   manifest_.note(attempt_, rank, note.key, note.text);
   if (note.key == "error-file") {
@@ -650,18 +659,49 @@ void Launcher::on_note(const protocol::WorkerNote& note) {
   }
 }
 
-// PyTorch's NCCL flight recorder dumps the ranks' nodes reported (a timeout on a GPU job), where they are.
+// A flight recorder dump's bytes, from the rank's node: into <run dir>/flight-recorder/ under torch's file name
+// (nccl_trace_rank_<r>), where torch's fr_trace reads a whole job; the note and the manifest get its path.
+void Launcher::save_flight_dump(int rank, const std::string& file_name, const std::string& bytes) {
+  std::string name;
+  for (char c : file_name) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c : '_';
+  if (name.empty() || name.starts_with('.')) name = "nccl_trace_" + name;
+  std::string dir = run_dir_ + "/" + std::string(kFlightDumpDir);
+  std::string path = dir + "/" + name;
+  auto made = posix::make_dir_with_parents(dir, 0700);
+  auto written = made ? posix::write_file_atomic(path, bytes, 0600) : Result<void>(made.error());
+  if (!written) {
+    notice(fmt::format("cannot save rank {}'s flight recorder dump: {}", rank, written.error().message));
+    return;
+  }
+  std::string& saved = notes_[rank]["flight-recorder-saved"];
+  saved += (saved.empty() ? "" : "\n") + std::string(kFlightDumpDir) + "/" + name;
+  manifest_.note(attempt_, rank, "flight-recorder-saved", saved);
+}
+
+// PyTorch's NCCL flight recorder dumps of the ranks (a collective's timeout on a GPU job, or a stall's stack
+// round): those saved in the run directory, and those that stayed on their node (too large to bring).
 std::string Launcher::flight_recorder_dumps() const {
   std::string text;
+  std::string run_dir = std::filesystem::absolute(run_dir_).lexically_normal().string();
   for (const auto& [rank, notes] : notes_) {
+    const auto& node = gang_plan_.nodes[static_cast<size_t>(rank_node_[static_cast<size_t>(rank)])].host.name;
+    auto saved = notes.find("flight-recorder-saved");
+    std::vector<std::string_view> here;
+    if (saved != notes.end()) here = split_lines(saved->second);
+    for (auto path : here) text += fmt::format("  rank {} (on {}): {}/{}\n", rank, node, run_dir, path);
     auto dumps = notes.find("flight-recorder");
     if (dumps == notes.end()) continue;
-    const auto& node = gang_plan_.nodes[static_cast<size_t>(rank_node_[static_cast<size_t>(rank)])].host.name;
-    for (auto path : split_lines(dumps->second)) text += fmt::format("  rank {} on {}: {}\n", rank, node, path);
+    for (auto path : split_lines(dumps->second)) {
+      std::string name = std::filesystem::path(std::string(path)).filename().string();
+      bool copied = std::any_of(here.begin(), here.end(), [&](std::string_view p) { return p.ends_with("/" + name); });
+      if (!copied) text += fmt::format("  rank {}: {} on {} (too large to bring here)\n", rank, path, node);
+    }
   }
   if (text.empty()) return text;
-  return "PyTorch's flight recorder dumped the last collectives of each rank (read them with torch's "
-         "fr_trace tool, or python -c \"import pickle; print(pickle.load(open(PATH, 'rb')))\"):\n" + text;
+  return fmt::format("\nPyTorch's flight recorder dumped the last collectives of each rank (compare them with torch's "
+                     "fr_trace: torchfrtrace {}/{} -p nccl_trace_rank_, or read one with python -c \"import pickle; "
+                     "print(pickle.load(open(PATH, 'rb')))\"):\n{}",
+                     run_dir, kFlightDumpDir, text);
 }
 
 void Launcher::diagnose() {

@@ -54,7 +54,8 @@ TEST_F(WorkerSetupTest, DiagnosticsSetTheWorkersVariablesUnlessTheUserDid) {
   EXPECT_EQ(text, "# hook\n");
   EXPECT_EQ(value(env, "TORCH_NCCL_TRACE_BUFFER_SIZE"), "2000");
   EXPECT_EQ(value(env, "TORCH_NCCL_DUMP_ON_TIMEOUT"), "1");
-  EXPECT_EQ(value(env, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"), node_dir + "/nccl_trace_rank_");
+  EXPECT_EQ(value(env, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"), node_dir + "/flight-recorder-3/nccl_trace_rank_");
+  EXPECT_TRUE(std::filesystem::is_directory(node_dir + "/flight-recorder-3"));  // torch does not make it
   struct stat st {};
   ASSERT_EQ(::stat(node_dir.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
@@ -73,19 +74,60 @@ TEST_F(WorkerSetupTest, NoFlightRecorderWithoutGpusAndNothingWithoutDiagnostics)
   EXPECT_TRUE(paths->error_file.empty());
 }
 
-TEST_F(WorkerSetupTest, CollectReadsTheErrorFileAndListsTheFlightRecordersDumps) {
+TEST_F(WorkerSetupTest, CollectReadsTheErrorFileAndTheFlightRecordersDumps) {
   WorkerSetup setup(41, "# hook\n", true);
   std::vector<std::string> env;
   auto paths = setup.prepare("j2", 5, protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder, env);
   ASSERT_TRUE(paths.has_value());
   std::ofstream(paths->error_file) << R"({"message": {"message": "KeyError: 'x'"}})";
-  std::ofstream(paths->flight_prefix + "5") << "pickle";
+  std::string pickle("\x80\x02}q\x00(X\x07\x00\x00\x00version", 22);  // binary, as torch's dumps are
+  std::ofstream(paths->flight_prefix + "5", std::ios::binary) << pickle;
+  std::ofstream(paths->flight_prefix + "13", std::ios::binary) << "second rank of a launcher worker";
+  // Another worker's dump on the same node, and the hook's temporary, are not this worker's.
+  std::vector<std::string> other_env;
+  auto other = setup.prepare("j2", 6, protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder, other_env);
+  ASSERT_TRUE(other.has_value());
+  std::ofstream(other->flight_prefix + "6") << "rank 6";
+  std::ofstream(std::filesystem::path(paths->flight_prefix).parent_path() / ".nccl_trace_rank_5.77.tmp") << "half";
   auto notes = setup.collect(*paths, 999999, false, 0, 0);
   EXPECT_EQ(notes["error-file"], R"({"message": {"message": "KeyError: 'x'"}})");
-  EXPECT_EQ(notes["flight-recorder"], paths->flight_prefix + "5");
-  // A new attempt does not see the last one's exception.
-  ASSERT_TRUE(setup.prepare("j2", 5, protocol::kFeatureDiagnostics, env).has_value());
+  EXPECT_EQ(notes["flight-recorder"], paths->flight_prefix + "13\n" + paths->flight_prefix + "5");
+  EXPECT_EQ(notes["flight-recorder-dump:nccl_trace_rank_5"], pickle);
+  EXPECT_EQ(notes["flight-recorder-dump:nccl_trace_rank_13"], "second rank of a launcher worker");
+  EXPECT_EQ(notes.count("flight-recorder-dump:nccl_trace_rank_6"), 0u);
+  EXPECT_EQ(notes.count("flight-recorder-dump:.nccl_trace_rank_5.77.tmp"), 0u);
+  // A new attempt sees neither the last one's exception nor its dumps.
+  ASSERT_TRUE(setup.prepare("j2", 5, protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder, env).has_value());
   EXPECT_FALSE(std::filesystem::exists(paths->error_file));
+  EXPECT_FALSE(std::filesystem::exists(paths->flight_prefix + "5"));
+  EXPECT_EQ(setup.collect(*paths, 999999, false, 0, 0).count("flight-recorder"), 0u);
+}
+
+TEST_F(WorkerSetupTest, ADumpTooLargeToCarryStaysOnTheNodeAndIsNamed) {
+  WorkerSetup setup(41, "# hook\n", true);
+  std::vector<std::string> env;
+  auto paths = setup.prepare("j3", 0, protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder, env);
+  ASSERT_TRUE(paths.has_value());
+  std::ofstream(paths->flight_prefix + "0") << std::string((8u << 20) + 1, 'x');
+  std::ofstream(paths->flight_prefix + "1") << "small";
+  auto notes = setup.collect(*paths, 999999, false, 0, 0);
+  EXPECT_EQ(notes["flight-recorder"], paths->flight_prefix + "0\n" + paths->flight_prefix + "1");
+  EXPECT_EQ(notes.count("flight-recorder-dump:nccl_trace_rank_0"), 0u);
+  EXPECT_EQ(notes["flight-recorder-dump:nccl_trace_rank_1"], "small");
+}
+
+TEST_F(WorkerSetupTest, MusterNodeGpusOverridesTheDeviceCheck) {
+  std::vector<std::string> env;
+  setenv("MUSTER_NODE_GPUS", "1", 1);
+  WorkerSetup gpu(41, "# hook\n");
+  ASSERT_TRUE(gpu.prepare("j4", 0, protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder, env).has_value());
+  EXPECT_NE(value(env, "TORCH_NCCL_DUMP_ON_TIMEOUT"), "<unset>");
+  setenv("MUSTER_NODE_GPUS", "0", 1);
+  WorkerSetup cpu(41, "# hook\n");
+  std::vector<std::string> cpu_env;
+  ASSERT_TRUE(cpu.prepare("j4", 1, protocol::kFeatureDiagnostics | protocol::kFeatureFlightRecorder, cpu_env).has_value());
+  EXPECT_EQ(value(cpu_env, "TORCH_NCCL_DUMP_ON_TIMEOUT"), "<unset>");
+  unsetenv("MUSTER_NODE_GPUS");
 }
 
 TEST_F(WorkerSetupTest, AJobIdIsOnePathComponent) {
