@@ -28,13 +28,7 @@ int run_agent(const std::vector<std::string>& args) {
   if (!container_spec.empty()) {
     auto spec = container::spec_from_json(container_spec);
     if (!spec) return report_error(spec.error());
-    std::vector<std::string> inner;  // the same arguments, for the agent inside, which is told where it is
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "--container-spec") ++i;
-      else if (!args[i].starts_with("--container-spec=")) inner.push_back(args[i]);
-    }
-    inner.push_back("--in-container");
-    return container::enter_container(*spec, inner);
+    return container::enter_container(*spec, args);
   }
   return agent::run_agent(options);
 }

@@ -62,11 +62,17 @@ int run_doctor(const std::vector<std::string>& args) {
       ->capture_default_str();
   if (auto code = parse_command_line(*app, args)) return *code;
   if (bandwidth) {
-    bandwidth_options.mode = *doctor::parse_bandwidth_mode(bandwidth_mode);
+    auto mode = doctor::parse_bandwidth_mode(bandwidth_mode);
+    if (!mode) return report_error(mode.error());
+    bandwidth_options.mode = *mode;
     diagnose.bandwidth = bandwidth_options;
   }
   if (diagnose.paths.empty()) diagnose.paths.push_back(std::filesystem::current_path().string());
-  diagnose.ssh_matrix = no_ssh_matrix ? doctor::SshMatrixMode::off : *doctor::parse_ssh_matrix_mode(ssh_matrix);
+  auto matrix = doctor::parse_ssh_matrix_mode(ssh_matrix);
+  if (!matrix) {
+    return report_error(make_error(ErrorKind::usage, "--ssh-matrix {}: want fast, full or off", ssh_matrix));
+  }
+  diagnose.ssh_matrix = no_ssh_matrix ? doctor::SshMatrixMode::off : *matrix;
   diagnose.slots_per_node = options.connect.hosts.selection.nproc_per_node;
   auto code = doctor::run_doctor(options);
   if (!code) return report_error(code.error());

@@ -1,5 +1,7 @@
-// `muster node <op>`: hidden; what `muster setup` and `muster doctor` run on every node (see
-// setup/node_ops.h, doctor/gather.h).
+// `muster node <op>`: hidden; what the head's features run on every node: setup's file edits and key
+// (setup/node_ops.h), doctor's facts, port and bandwidth probes (doctor/gather.h, port_check.h, bandwidth_probe.h),
+// launch's node-local cache directory (launch/node_caches.h) and image push's image id and load
+// (image/node_image.h).
 #include <fmt/core.h>
 
 #include "cli/exit_codes.h"
@@ -9,6 +11,7 @@
 #include "doctor/gather.h"
 #include "doctor/port_check.h"
 #include "doctor/probe_token.h"
+#include "doctor/ssh_view.h"
 #include "image/node_image.h"
 #include "launch/node_caches.h"
 #include "setup/node_ops.h"
@@ -27,7 +30,8 @@ int run_bandwidth_round(const doctor::ProbeOptions& probe, bool pick_port) {
 }  // namespace
 
 int run_node(const std::vector<std::string>& args) {
-  auto app = make_app("node", "Internal: node-side operations of `muster setup` and `muster doctor`.");
+  auto app = make_app("node", "Internal: node-side operations of `muster setup`, `doctor`, `launch` "
+                              "(--node-local-caches) and `image push`.");
   app->require_subcommand(1);
   setup::NodeOpOptions options;
   auto add_common = [&](CLI::App* op) {
@@ -73,6 +77,12 @@ int run_node(const std::vector<std::string>& args) {
   bandwidth->add_option("--seconds", probe.seconds, "streaming time after the warm-up");
   bandwidth->add_option("--warmup", probe.warmup, "seconds not counted at the start of the stream");
   bandwidth->add_option("--timeout-ms", probe.timeout_ms, "bound on the whole round");
+  doctor::SshViewOptions ssh_view;
+  auto* ssh_view_op = app->add_subcommand("ssh-view", "what this node's ssh client and sshd do for each peer "
+                                                      "(doctor's fast ssh check)");
+  ssh_view_op->add_option("--kex", ssh_view.kex, "KexAlgorithms for the ring's first handshake");
+  ssh_view_op->add_option("--reach-seconds", ssh_view.reach_seconds, "bound on the banner round");
+  ssh_view_op->add_option("peers", ssh_view.peers, "the peers, the next node of the ring first");
   std::string cache_base;
   auto* cache_dir = app->add_subcommand("cache-dir", "make this node's private cache directory for "
                                                      "`launch --node-local-caches` and print it");
@@ -92,11 +102,15 @@ int run_node(const std::vector<std::string>& args) {
     return 0;
   }
   if (image_op->parsed()) return image::run_node_image(image_options);
+  if (ssh_view_op->parsed()) {
+    fmt::print("{}", doctor::ssh_view(ssh_view));
+    return 0;
+  }
   if (bandwidth->parsed()) {
-    for (const auto& peer : peers) {
-      size_t colon = peer.rfind(':');
-      if (colon == std::string::npos) return report_error(make_error(ErrorKind::usage, "--to {}: want HOST:PORT", peer));
-      probe.to.push_back({peer.substr(0, colon), std::atoi(peer.c_str() + colon + 1)});
+    for (const auto& text : peers) {
+      auto peer = doctor::parse_probe_peer(text);
+      if (!peer) return report_error(peer.error());
+      probe.to.push_back(std::move(*peer));
     }
     probe.token = doctor::probe_token_from_environment();
     return run_bandwidth_round(probe, pick_port);

@@ -20,17 +20,9 @@ int run_plan(const std::vector<std::string>& args) {
 
   auto nodes = head::resolve_hosts(hosts);
   if (!nodes) return report_error(nodes.error());
-  if (as_hostfile) {
-    std::vector<cluster::Host> selected;
-    for (const auto& node : *nodes) {
-      cluster::Host host = node.host;
-      host.slots = static_cast<int>(node.slots.size());
-      selected.push_back(host);
-    }
-    fmt::print("{}", cluster::format_hostfile(selected));
-    return kExitOk;
-  }
-  fmt::print("{}", cluster::format_rank_plan(cluster::make_rank_plan(*nodes)));
+  auto plan = cluster::make_rank_plan(*nodes);
+  fmt::print("{}", as_hostfile ? cluster::format_hostfile(cluster::hosts_of_plan(plan))
+                                : cluster::format_rank_plan(plan));
   return kExitOk;
 }
 

@@ -29,7 +29,11 @@ int run_setup(const std::vector<std::string>& args) {
       ->check(CLI::IsMember({"fast", "full"}))
       ->capture_default_str();
   if (auto code = parse_command_line(*app, args)) return *code;
-  options.ssh_matrix = *doctor::parse_ssh_matrix_mode(ssh_matrix);
+  auto matrix = doctor::parse_ssh_matrix_mode(ssh_matrix);
+  if (!matrix) {
+    return report_error(make_error(ErrorKind::usage, "--ssh-matrix {}: want fast or full", ssh_matrix));
+  }
+  options.ssh_matrix = *matrix;
   auto done = app->got_subcommand("ssh") ? setup::run_setup_ssh(options) : setup::run_setup_hosts(options);
   if (!done) return report_error(done.error());
   return kExitOk;

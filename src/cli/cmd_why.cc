@@ -21,9 +21,7 @@ int run_why(const std::vector<std::string>& args) {
       ->allow_extra_args(false);
   app->add_flag("--json", options.json, "print the diagnosis as JSON");
   if (auto code = parse_command_line(*app, args)) return *code;
-  auto files = diagnosis::default_user_catalogues();
-  files.insert(files.begin(), failure_files.begin(), failure_files.end());
-  auto catalogue = diagnosis::load_catalogue(files);
+  auto catalogue = diagnosis::load_catalogues(failure_files);
   if (!catalogue) return report_error(catalogue.error());
   auto report = launch::explain_run(options, *catalogue);
   if (!report) return report_error(report.error());

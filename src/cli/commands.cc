@@ -82,7 +82,7 @@ const std::vector<Command>& all_commands() {
       {"version", "print muster's version and build id", run_version, false, false},
       {"help", "describe the commands", run_help, false, false},
       {"agent", "internal: the per-node agent the head talks to", run_agent, true},
-      {"node", "internal: node-side operations of setup", run_node, true},
+      {"node", "internal: the node-side operations of setup, doctor, launch and image push", run_node, true},
       {"__generate", "internal: man pages and shell completions, generated from this table", run_generate, true},
   };
   return table;

@@ -50,6 +50,17 @@ TableRow row_of(const NodePlan& node) {
 
 }  // namespace
 
+std::vector<Host> hosts_of_plan(const RankPlan& plan) {
+  std::vector<Host> hosts;
+  for (const NodePlan& node : plan.nodes) {
+    Host host = node.host;
+    host.slots = static_cast<int>(node.ranks.size());
+    if (host.max_slots != -1 && host.max_slots < host.slots) host.max_slots = -1;
+    hosts.push_back(host);
+  }
+  return hosts;
+}
+
 RankPlan make_rank_plan(const std::vector<NodeSlots>& nodes) {
   RankPlan plan;
   for (size_t i = 0; i < nodes.size(); ++i) {

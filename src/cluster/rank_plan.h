@@ -39,6 +39,11 @@ struct RankPlan {
 
 RankPlan make_rank_plan(const std::vector<NodeSlots>& nodes);
 
+// The plan's hosts as a hostfile of the selection names them (`muster plan --hostfile-out`, `muster gen
+// hostfile`): `slots` = the ranks each node runs, and a max_slots below that dropped (parse_hostfile refuses
+// max_slots < slots, which a --nproc-per-node above a hostfile's max_slots would give).
+std::vector<Host> hosts_of_plan(const RankPlan& plan);
+
 // A table for people: one row per node with its host, node rank, global ranks (`0-1`) and devices
 // (`0-3,5`), then a line with the totals.
 std::string format_rank_plan(const RankPlan& plan);

@@ -131,7 +131,18 @@ Result<std::string> agent_in_existing(Runtime runtime, const ContainerSpec& spec
 
 }  // namespace
 
-int enter_container(const ContainerSpec& spec, const std::vector<std::string>& agent_args) {
+std::vector<std::string> inner_agent_args(const std::vector<std::string>& outer_args) {
+  std::vector<std::string> inner;
+  for (size_t i = 0; i < outer_args.size(); ++i) {
+    if (outer_args[i] == "--container-spec") ++i;
+    else if (!outer_args[i].starts_with("--container-spec=")) inner.push_back(outer_args[i]);
+  }
+  inner.push_back("--in-container");
+  return inner;
+}
+
+int enter_container(const ContainerSpec& spec, const std::vector<std::string>& outer_args) {
+  auto agent_args = inner_agent_args(outer_args);
   auto runtime = installed_runtime(spec.runtime);
   if (!runtime) {
     fail(spec.runtime.empty() ? "neither podman nor docker is installed (not in PATH)"

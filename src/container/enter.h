@@ -13,8 +13,14 @@
 
 namespace muster::container {
 
-// Returns only on failure, with the exit code after a message on stderr (stdout is the protocol's and stays
-// silent): 127 when no runtime is installed, 125 for anything else (podman's and docker's own code).
-int enter_container(const ContainerSpec& spec, const std::vector<std::string>& agent_args);
+// `outer_args` is this agent's own command line (after `muster agent`); the agent inside gets the same arguments
+// without --container-spec and with --in-container (inner_agent_args). Returns only on failure, with the exit code
+// after a message on stderr (stdout is the protocol's and stays silent): 127 when no runtime is installed, 125 for
+// anything else (podman's and docker's own code).
+int enter_container(const ContainerSpec& spec, const std::vector<std::string>& outer_args);
+
+// The arguments of the agent inside the container: `outer_args` without `--container-spec JSON` (or
+// `--container-spec=JSON`), then `--in-container`, so the agent inside is told where it is. Pure.
+std::vector<std::string> inner_agent_args(const std::vector<std::string>& outer_args);
 
 }  // namespace muster::container

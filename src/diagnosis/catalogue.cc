@@ -268,4 +268,13 @@ Result<Catalogue> load_catalogue(const std::vector<std::string>& user_files) {
   return catalogue;
 }
 
+Result<Catalogue> load_catalogues(const std::vector<std::string>& given_files) {
+  for (const auto& file : given_files) {
+    if (!posix::path_exists(file)) return make_error(ErrorKind::usage, "--failures {}: no such file", file);
+  }
+  auto files = default_user_catalogues();
+  files.insert(files.begin(), given_files.begin(), given_files.end());
+  return load_catalogue(files);
+}
+
 }  // namespace muster::diagnosis

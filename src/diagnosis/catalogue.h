@@ -66,4 +66,8 @@ Result<Catalogue> load_catalogue(const std::vector<std::string>& user_files);
 // $XDG_CONFIG_HOME/muster/failures.toml (or ~/.config/muster/failures.toml).
 std::vector<std::string> default_user_catalogues();
 
+// The catalogue a command matches with (`launch`, `why`): `given_files` (--failures, each must exist: a usage
+// error names the one that does not) before the default user catalogues, before the built-in entries.
+Result<Catalogue> load_catalogues(const std::vector<std::string>& given_files);
+
 }  // namespace muster::diagnosis

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -123,6 +124,21 @@ Result<LinkSample> send_one(const ProbeOptions& options, const ProbeOptions::Pee
 }
 
 }  // namespace
+
+Result<ProbeOptions::Peer> parse_probe_peer(std::string_view text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return make_error(ErrorKind::usage, "--to {}: want HOST:PORT", text);
+  }
+  std::string_view digits = text.substr(colon + 1);
+  int port = 0;
+  auto [end, failed] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  bool whole = failed == std::errc() && end == digits.data() + digits.size() && !digits.empty();
+  if (!whole || port < 1 || port > 65535) {
+    return make_error(ErrorKind::usage, "--to {}: the port must be a number from 1 to 65535", text);
+  }
+  return ProbeOptions::Peer{std::string(text.substr(0, colon)), port};
+}
 
 Result<std::string> run_bandwidth_probe(const ProbeOptions& options) {
   int64_t deadline = posix::monotonic_ms() + options.timeout_ms;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -32,6 +33,9 @@ struct ProbeOptions {
   int timeout_ms = 15'000;
   std::string token;      // this run's (probe_token.h); connections without it are closed, not served
 };
+
+// `--to HOST:PORT` (the port after the last ':', 1-65535): a usage error naming the text otherwise.
+Result<ProbeOptions::Peer> parse_probe_peer(std::string_view text);
 
 // What `muster node bw` prints: a line "bw ok ..." / "bw error ..." per peer sent to, in order, then
 // "served K" (if serving). Fails only when it cannot listen.

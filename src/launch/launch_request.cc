@@ -167,12 +167,7 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   options.hang_timeout_ms = static_cast<int64_t>(request.hang_timeout_s * 1000);
   options.kill_on_hang = request.on_hang != "dump";
   options.python = job_python(options.command);
-  auto files = diagnosis::default_user_catalogues();
-  files.insert(files.begin(), request.failure_files.begin(), request.failure_files.end());
-  for (const auto& file : request.failure_files) {
-    if (!posix::path_exists(file)) return make_error(ErrorKind::usage, "--failures {}: no such file", file);
-  }
-  auto catalogue = diagnosis::load_catalogue(files);
+  auto catalogue = diagnosis::load_catalogues(request.failure_files);
   if (!catalogue) return catalogue.error();
   options.catalogue = std::move(*catalogue);
   options.is_tty = posix::is_terminal(1);

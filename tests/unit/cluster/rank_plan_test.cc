@@ -45,5 +45,19 @@ TEST(RankPlan, FormatIsATableWithTotals) {
             "world size 8 on 3 nodes, at most 5 per node\n");
 }
 
+TEST(HostsOfPlan, SlotsAreTheRanksEachNodeRuns) {
+  auto b = node("b", {0, 1, 2}, "alice");
+  b.host.slots = 8;       // the hostfile said 8; 3 were selected
+  b.host.max_slots = 16;  // still above the 3: kept
+  auto c = node("c", {0, 1, 2, 3});
+  c.host.slots = 2;
+  c.host.max_slots = 2;  // --nproc-per-node 4 over `c slots=2 max_slots=2`: a hostfile cannot say max_slots < slots
+  auto hosts = hosts_of_plan(make_rank_plan({node("a", {0}), b, c}));
+  ASSERT_EQ(hosts.size(), 3u);
+  EXPECT_EQ(hosts[0], (Host{.name = "a", .user = "", .slots = 1, .max_slots = -1}));
+  EXPECT_EQ(hosts[1], (Host{.name = "b", .user = "alice", .slots = 3, .max_slots = 16}));
+  EXPECT_EQ(hosts[2], (Host{.name = "c", .user = "", .slots = 4, .max_slots = -1}));
+}
+
 }  // namespace
 }  // namespace muster::cluster

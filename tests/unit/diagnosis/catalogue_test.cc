@@ -100,6 +100,32 @@ TEST(Catalogue, UserEntriesComeFirstAndReplaceBuiltInOnes) {
   EXPECT_EQ(segfaults, 1);
 }
 
+TEST(Catalogue, GivenFilesMustExistAndComeBeforeTheDefaultOnes) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("muster-catalogues-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir / "muster");
+  std::ofstream(dir / "given.toml") << "[[failure]]\nid = \"segfault\"\ntitle = \"given\"\nexplain = \"e\"\n"
+                                       "fix = \"f\"\nmatch.signal = 11\n";
+  std::ofstream(dir / "muster" / "failures.toml") << "[[failure]]\nid = \"segfault\"\ntitle = \"default\"\n"
+                                                     "explain = \"e\"\nfix = \"f\"\nmatch.signal = 11\n";
+  setenv("XDG_CONFIG_HOME", dir.c_str(), 1);
+  unsetenv("MUSTER_FAILURES");
+  auto with_given = load_catalogues({(dir / "given.toml").string()});
+  auto defaults_only = load_catalogues({});
+  auto missing = load_catalogues({(dir / "typo.toml").string()});
+  unsetenv("XDG_CONFIG_HOME");
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(with_given) << with_given.error().message;
+  EXPECT_EQ(with_given->entries[0].title, "given");
+  ASSERT_TRUE(defaults_only) << defaults_only.error().message;
+  EXPECT_EQ(defaults_only->entries[0].title, "default");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::usage);
+  EXPECT_NE(missing.error().message.find("--failures " + (dir / "typo.toml").string() + ": no such file"),
+            std::string::npos)
+      << missing.error().message;
+}
+
 TEST(Catalogue, DefaultUserFiles) {
   setenv("MUSTER_FAILURES", "/a.toml::/b.toml", 1);
   setenv("XDG_CONFIG_HOME", "/cfg", 1);

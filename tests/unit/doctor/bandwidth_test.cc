@@ -96,6 +96,24 @@ TEST(InterfaceHolding, FindsTheInterfaceOfTheAddress) {
   EXPECT_TRUE(interface_holding(facts, "10.9.9.9").name.empty());
 }
 
+TEST(BandwidthProbe, PeersAreHostColonPort) {
+  auto peer = parse_probe_peer("node2:40123");
+  ASSERT_TRUE(peer) << peer.error().message;
+  EXPECT_EQ(peer->host, "node2");
+  EXPECT_EQ(peer->port, 40123);
+  auto v6 = parse_probe_peer("fe80::1:65535");  // the port follows the last ':'
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "fe80::1");
+  EXPECT_EQ(v6->port, 65535);
+  for (const char* bad : {"node2", "node2:", ":40123", "node2:0", "node2:65536", "node2:12ab", "node2:-1",
+                          "node2: 80", "node2:99999999999"}) {
+    auto parsed = parse_probe_peer(bad);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_EQ(parsed.error().kind, ErrorKind::usage);
+    EXPECT_NE(parsed.error().message.find(bad), std::string::npos) << parsed.error().message;
+  }
+}
+
 // The node side over loopback: one process serves and sends to itself, as one node of a 2-node ring would.
 TEST(BandwidthProbe, MeasuresALoopbackLinkAndItsRoundTrip) {
   auto port_line = pick_probe_port();
