@@ -6,6 +6,9 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/core.h>
 
 namespace muster::config {
@@ -76,14 +79,64 @@ Result<void> read_table(const toml::table& table, std::vector<std::string> secti
   return {};
 }
 
+// Line `number` (1-based) of `text`, without its newline; empty past the end.
+std::string_view line_at(std::string_view text, size_t number) {
+  for (size_t line = 1; line < number; ++line) {
+    size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) return {};
+    text.remove_prefix(newline + 1);
+  }
+  return text.substr(0, text.find('\n'));
+}
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  return text;
+}
+
+// The key a line assigns (`key = ...`, `"quoted key" = ...`, `a.b = ...`), or empty when it assigns none.
+std::string assigned_key(std::string_view line) {
+  size_t equals = line.find('=');
+  if (equals == std::string_view::npos) return "";
+  std::string_view key = trimmed(line.substr(0, equals));
+  if (key.empty() || key.front() == '[' || key.front() == '#') return "";
+  bool plain = std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '"' ||
+           c == '\'' || c == ' ';
+  });
+  return plain ? std::string(key) : "";
+}
+
+// The table a line of `text` is in: the last `[table]` header above it ("" for the top level).
+std::string table_above(std::string_view text, size_t number) {
+  std::string table;
+  for (size_t line = 1; line < number; ++line) {
+    std::string_view header = trimmed(line_at(text, line));
+    if (header.starts_with("[[") || !header.starts_with('[')) continue;
+    size_t close = header.find(']');
+    if (close != std::string_view::npos) table = std::string(trimmed(header.substr(1, close - 1)));
+  }
+  return table;
+}
+
+// "[launch] nproc-per-node: " when the malformed line assigns a key, so the error names it like the others.
+std::string key_of_line(std::string_view text, size_t number) {
+  std::string key = assigned_key(line_at(text, number));
+  if (key.empty()) return "";
+  std::string table = table_above(text, number);
+  return (table.empty() ? key : "[" + table + "] " + key) + ": ";
+}
+
 }  // namespace
 
 Result<ConfigFile> parse_config_text(std::string_view text, const std::string& path, const std::string& role) {
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
     const toml::parse_error& error = parsed.error();
-    return make_error(ErrorKind::usage, "{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column,
-                      error.description());
+    size_t line = error.source().begin.line;
+    return make_error(ErrorKind::usage, "{}:{}:{}: {}{}", path, line, error.source().begin.column,
+                      key_of_line(text, line), error.description());
   }
   ConfigFile file{path, role, {}, {}};
   if (auto read = read_table(parsed.table(), {}, file); !read) return read.error();

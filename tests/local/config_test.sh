@@ -86,6 +86,9 @@ expect_bad() {  # expect_bad TOML EXPECTED_STDERR_PART
   [[ ! -e bad/ran ]] || fail "the command ran despite a bad muster.toml ($1)"
 }
 expect_bad $'hosts = "localhost"\nnproc-per-node = ' "muster: $WORK/bad/muster.toml:2:"
+expect_bad $'hosts = "localhost"\nnproc-per-node = ' ": nproc-per-node: "  # the key of a TOML syntax error's line
+expect_bad $'[launch]\nhosts = "localhost"\nenv = ["A=1" "B=2"]' "muster: $WORK/bad/muster.toml:3:"
+expect_bad $'[launch]\nhosts = "localhost"\nenv = ["A=1" "B=2"]' ": [launch] env: "
 expect_bad $'[launch]\nnproc-per-nod = 2' \
   "muster: $WORK/bad/muster.toml:2: unknown key '[launch] nproc-per-nod' (muster launch has no --nproc-per-nod), did you mean 'nproc-per-node'?"
 expect_bad $'[lanch]\nenv = []' "muster: $WORK/bad/muster.toml:1: [lanch] is not a muster command that takes settings, did you mean [launch]?"

@@ -59,10 +59,29 @@ TEST(TomlReader, MalformedTomlNamesFileLineAndColumn) {
   EXPECT_NE(file.error().message.find("/p/muster.toml:2:"), std::string::npos) << file.error().message;
 }
 
+TEST(TomlReader, ASyntaxErrorOnAKeysLineNamesTheKeyAndItsTable) {
+  auto top = parse_config_text("hosts = \"a\"\nnproc-per-node = \n", "/p/muster.toml", "project");
+  ASSERT_FALSE(top);
+  EXPECT_EQ(top.error().message.rfind("/p/muster.toml:2:", 0), 0u) << top.error().message;
+  EXPECT_NE(top.error().message.find(": nproc-per-node: "), std::string::npos) << top.error().message;
+  auto table = parse_config_text("# comment\n[launch]\nhosts = \"a\"\n\n[gen.sbatch]\n  time = \"1:00\n",
+                                 "m.toml", "project");
+  ASSERT_FALSE(table);
+  EXPECT_NE(table.error().message.find("m.toml:6:"), std::string::npos) << table.error().message;
+  EXPECT_NE(table.error().message.find(": [gen.sbatch] time: "), std::string::npos) << table.error().message;
+  // A line that assigns nothing names no key (an unclosed table header).
+  auto header = parse_config_text("x = 1\n[launch\n", "m.toml", "project");
+  ASSERT_FALSE(header);
+  EXPECT_NE(header.error().message.find("m.toml:2:"), std::string::npos) << header.error().message;
+  EXPECT_EQ(header.error().message.find("x: "), std::string::npos) << header.error().message;
+  EXPECT_EQ(header.error().message.find("[launch: "), std::string::npos) << header.error().message;
+}
+
 TEST(TomlReader, DuplicateKeyIsAnError) {
   auto file = parse_config_text("hosts = \"a\"\nhosts = \"b\"\n", "m.toml", "project");
   ASSERT_FALSE(file);
   EXPECT_NE(file.error().message.find("m.toml:2:"), std::string::npos) << file.error().message;
+  EXPECT_NE(file.error().message.find(": hosts: "), std::string::npos) << file.error().message;
 }
 
 TEST(TomlReader, DatesAndNestedListsAreNotSettings) {
