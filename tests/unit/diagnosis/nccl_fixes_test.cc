@@ -26,11 +26,15 @@ RankFailure failed_with(const std::string& line) {
   return failure;
 }
 
-// What doctor's network check says on nodes that share ib0 (check_network.cc's ok finding).
+// What doctor's network check says on nodes that share ib0 (check_network.cc's ok finding). The finding's type is
+// named through ClusterFacts, wherever it lives.
+using FindingType = decltype(ClusterFacts{}.findings)::value_type;
+using SeverityType = decltype(FindingType{}.severity);
+
 ClusterFacts shared_interface_facts() {
   ClusterFacts facts;
   facts.gathered = true;
-  facts.findings.push_back({Severity::ok, "network", "", "ib0 is up on every node, on one subnet (10.3.0.0/24 assumed)",
+  facts.findings.push_back({SeverityType::ok, "network", "", "ib0 is up on every node, on one subnet (10.3.0.0/24 assumed)",
                             "export NCCL_SOCKET_IFNAME=ib0 GLOO_SOCKET_IFNAME=ib0"});
   return facts;
 }
