@@ -19,8 +19,8 @@ struct Found {
 };
 
 bool has_finding(const ClusterFacts& facts, const std::string& check) {
-  return std::any_of(facts.findings.begin(), facts.findings.end(), [&](const doctor::Finding& finding) {
-    return finding.check == check && finding.severity != doctor::Severity::ok;
+  return std::any_of(facts.findings.begin(), facts.findings.end(), [&](const Finding& finding) {
+    return finding.check == check && finding.severity != Severity::ok;
   });
 }
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diagnosis/catalogue.h"
-#include "doctor/finding.h"
+#include "util/finding.h"
 
 namespace muster::diagnosis {
 
@@ -33,7 +33,7 @@ struct RankFailure {
 
 struct ClusterFacts {
   bool gathered = false;                 // doctor's findings were gathered
-  std::vector<doctor::Finding> findings;
+  std::vector<Finding> findings;
   // check_module: module -> the nodes where it imports / does not.
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> modules;
   std::string python;   // the job's interpreter ({python})

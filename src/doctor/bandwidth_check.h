@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "doctor/bandwidth.h"
-#include "doctor/finding.h"
+#include "util/finding.h"
 
 namespace muster::doctor {
 

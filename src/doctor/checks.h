@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "doctor/finding.h"
 #include "doctor/node_facts.h"
+#include "util/finding.h"
 
 namespace muster::doctor {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "doctor/diagnose_bandwidth.h"
 #include "doctor/bandwidth.h"
-#include "doctor/finding.h"
+#include "doctor/diagnose_bandwidth.h"
 #include "doctor/ssh_matrix.h"
 #include "head/agent_pool.h"
+#include "util/finding.h"
 #include "util/result.h"
 
 namespace muster::doctor {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "doctor/finding.h"
 #include "doctor/node_facts.h"
 #include "head/agent_pool.h"
+#include "util/finding.h"
 
 namespace muster::doctor {
 

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "doctor/finding.h"
+#include "util/finding.h"
 
 namespace muster::doctor {
 

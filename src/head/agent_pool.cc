@@ -50,8 +50,8 @@ Result<std::unique_ptr<AgentPool>> AgentPool::create(std::vector<PoolNode> nodes
   if (!binary) return binary.error();
   auto poller = posix::Poller::create();
   if (!poller) return poller.error();
-  if (options.transport == TransportKind::slurm) options.fanout = 0;  // srun spreads its own launch
-  if (options.transport != TransportKind::local) options.virtual_nodes = false;
+  if (options.transport == transport::TransportKind::slurm) options.fanout = 0;  // srun spreads its own launch
+  if (options.transport != transport::TransportKind::local) options.virtual_nodes = false;
   bool extra_args = std::any_of(nodes.begin(), nodes.end(), [](const PoolNode& n) { return !n.agent_args.empty(); });
   if (extra_args) options.fanout = 0;  // the relays would run in the nodes' containers, without ssh
   auto transport = transport::make_transport(options.transport, *binary, options.ssh);
@@ -201,7 +201,8 @@ void AgentPool::open_relays(int64_t now) {
     protocol::RelayOpen open;
     open.self = static_cast<uint32_t>(node);
     open.connect_timeout_s = static_cast<uint32_t>(options_.ssh.connect_timeout_s);
-    open.transport = options_.transport == TransportKind::local ? protocol::kRelayLocal : protocol::kRelaySsh;
+    bool local = options_.transport == transport::TransportKind::local;
+    open.transport = local ? protocol::kRelayLocal : protocol::kRelaySsh;
     int64_t level_ms = options_.ssh.connect_timeout_s * 1000LL + kRelayLevelSlackMs;
     size_t top = tree_.depth(node);
     for (size_t below : carried_by(node)) {

@@ -30,14 +30,12 @@
 
 namespace muster::head {
 
-using transport::TransportKind;
-
 // The fanout of the launch tree unless the user gives one (Slurm's TreeWidth is 50): up to this many nodes the
 // head connects to every node itself.
 inline constexpr size_t kDefaultFanout = 32;
 
 struct PoolOptions {
-  TransportKind transport = TransportKind::ssh;
+  transport::TransportKind transport = transport::TransportKind::ssh;
   transport::SshOptions ssh;
   int heartbeat_ms = 1000;
   int heartbeat_timeout_ms = 5000;

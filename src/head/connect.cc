@@ -11,23 +11,25 @@ bool all_local(const std::vector<cluster::NodeSlots>& nodes) {
   });
 }
 
-Result<TransportKind> choose_transport(const std::string& name, const HostSelection& hosts,
-                                             const std::vector<cluster::NodeSlots>& nodes) {
-  if (name == "local") return TransportKind::local;
-  if (name == "ssh") return TransportKind::ssh;
+Result<transport::TransportKind> choose_transport(const std::string& name, const HostSelection& hosts,
+                                                  const std::vector<cluster::NodeSlots>& nodes) {
+  if (name == "local") return transport::TransportKind::local;
+  if (name == "ssh") return transport::TransportKind::ssh;
   const char* job = std::getenv("SLURM_JOB_ID");
   bool in_allocation = job && *job;
   if (name == "slurm") {
-    if (in_allocation) return TransportKind::slurm;
+    if (in_allocation) return transport::TransportKind::slurm;
     return make_error(ErrorKind::usage,
                       "--transport slurm starts agents with srun inside a Slurm allocation, but SLURM_JOB_ID is not "
                       "set: run muster in salloc or an sbatch script, or submit with `muster submit`");
   }
-  if (all_local(nodes)) return TransportKind::local;
-  return in_allocation && !hosts_given(hosts) ? TransportKind::slurm : TransportKind::ssh;
+  if (all_local(nodes)) return transport::TransportKind::local;
+  if (in_allocation && !hosts_given(hosts)) return transport::TransportKind::slurm;
+  return transport::TransportKind::ssh;
 }
 
-Result<std::vector<PoolNode>> select_pool_nodes(const ConnectOptions& flags, TransportKind& transport) {
+Result<std::vector<PoolNode>> select_pool_nodes(const ConnectOptions& flags,
+                                                transport::TransportKind& transport) {
   auto nodes = resolve_hosts(flags.hosts);
   if (!nodes) return nodes.error();
   std::vector<PoolNode> pool_nodes;
@@ -39,7 +41,7 @@ Result<std::vector<PoolNode>> select_pool_nodes(const ConnectOptions& flags, Tra
 }
 
 Result<std::unique_ptr<AgentPool>> connect_nodes(const ConnectOptions& flags, std::vector<PoolNode> nodes,
-                                                       TransportKind transport) {
+                                                 transport::TransportKind transport) {
   PoolOptions options;
   options.transport = transport;
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
@@ -54,7 +56,7 @@ Result<std::unique_ptr<AgentPool>> connect_nodes(const ConnectOptions& flags, st
 }
 
 Result<std::unique_ptr<AgentPool>> connect_pool(const ConnectOptions& flags, std::vector<std::string>& names) {
-  TransportKind transport;
+  transport::TransportKind transport;
   auto nodes = select_pool_nodes(flags, transport);
   if (!nodes) return nodes.error();
   for (const auto& node : *nodes) names.push_back(node.name);

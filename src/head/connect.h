@@ -26,8 +26,8 @@ bool all_local(const std::vector<cluster::NodeSlots>& nodes);
 // The transport `name` asks for (auto, ssh, slurm, local). `auto`: local when every host is this machine;
 // slurm inside a Slurm allocation (SLURM_JOB_ID set) when no hostfile or hostlist was given, so the hosts are
 // the allocation's; else ssh. `slurm` outside an allocation is a usage error.
-Result<TransportKind> choose_transport(const std::string& name, const HostSelection& hosts,
-                                       const std::vector<cluster::NodeSlots>& nodes);
+Result<transport::TransportKind> choose_transport(const std::string& name, const HostSelection& hosts,
+                                                  const std::vector<cluster::NodeSlots>& nodes);
 
 // Resolves the hosts, starts one agent on each and waits until all are ready. `names` gets the node names in
 // pool order.
@@ -35,8 +35,9 @@ Result<std::unique_ptr<AgentPool>> connect_pool(const ConnectOptions& options, s
 
 // The two halves of connect_pool, for commands that connect to only some of the nodes (sync's relay chain):
 // the selected nodes with the transport `auto` picks for them, and a pool of some of them.
-Result<std::vector<PoolNode>> select_pool_nodes(const ConnectOptions& options, TransportKind& transport);
+Result<std::vector<PoolNode>> select_pool_nodes(const ConnectOptions& options,
+                                                transport::TransportKind& transport);
 Result<std::unique_ptr<AgentPool>> connect_nodes(const ConnectOptions& options, std::vector<PoolNode> nodes,
-                                                 TransportKind transport);
+                                                 transport::TransportKind transport);
 
 }  // namespace muster::head

@@ -146,7 +146,7 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   auto transport = head::choose_transport(request.transport, request.hosts, *nodes);
   if (!transport) return transport.error();
   options.transport = *transport;
-  options.virtual_nodes = options.transport == head::TransportKind::local && !head::all_local(*nodes);
+  options.virtual_nodes = options.transport == transport::TransportKind::local && !head::all_local(*nodes);
   auto env = environment_of(request);
   if (!env) return env.error();
   options.propagated_env = std::move(*env);

@@ -88,7 +88,7 @@ Result<SyncReport> run_sync(const SyncOptions& options) {
   const std::string& fanout = options.fanout;
   bool verbose = !options.quiet;
   posix::SignalBlock signals;
-  head::TransportKind transport;
+  transport::TransportKind transport;
   auto nodes = head::select_pool_nodes(pool_flags, transport);
   if (!nodes) return nodes.error();
   std::vector<std::string> names;
@@ -100,7 +100,7 @@ Result<SyncReport> run_sync(const SyncOptions& options) {
   } else if (fanout != "star" && fanout != "auto") {
     tree_fanout = static_cast<size_t>(std::stoul(fanout));  // the CLI checked it is a number
   }
-  if (tree_fanout > 0 && transport == head::TransportKind::slurm) {
+  if (tree_fanout > 0 && transport == transport::TransportKind::slurm) {
     if (fanout != "auto") {
       return make_error(ErrorKind::usage, "--fanout {} needs nodes reached over ssh (they ssh to each other)", fanout);
     }

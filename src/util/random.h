@@ -9,10 +9,6 @@ namespace muster {
 // `digits` lowercase hex digits.
 std::string random_hex(int digits);
 
-}  // namespace muster
-
-namespace muster {
-
 // A job id that sorts by start time and is unique: "20261125-093012-3fa9c1" (UTC time + 24 random bits).
 std::string new_job_id();
 

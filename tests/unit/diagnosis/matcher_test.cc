@@ -217,9 +217,9 @@ TEST(Matcher, DoctorFindingsFillTheNetworkFix) {
   EXPECT_TRUE(evidence_wanted(builtin(), {rank}).facts);
   ClusterFacts facts;
   facts.gathered = true;
-  facts.findings.push_back({doctor::Severity::error, "loopback", "node2",
+  facts.findings.push_back({Severity::error, "loopback", "node2",
                             "node2 resolves its own name node2 to 127.0.1.1", "remove the line"});
-  facts.findings.push_back({doctor::Severity::ok, "network", "", "eth0 on every node",
+  facts.findings.push_back({Severity::ok, "network", "", "eth0 on every node",
                             "export NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0"});
   auto d = diagnose(builtin(), {rank}, facts);
   ASSERT_NE(d.entry, nullptr);
@@ -234,7 +234,7 @@ TEST(Matcher, VersionSkewNeedsTheFacts) {
   EXPECT_NE(matched_id(rank), "version-skew");
   ClusterFacts facts;
   facts.gathered = true;
-  facts.findings.push_back({doctor::Severity::error, "versions", "node2", "torch 2.1.0 on node2, 2.2.1 elsewhere",
+  facts.findings.push_back({Severity::error, "versions", "node2", "torch 2.1.0 on node2, 2.2.1 elsewhere",
                             "pip install torch==2.2.1 on node2"});
   EXPECT_EQ(matched_id(rank, facts), "version-skew");
 }

@@ -1,11 +1,13 @@
-// One result of `muster doctor`: what a check found about one node (or the whole cluster) and what to do
+// One result of a check of `muster doctor`: what it found about one node (or the whole cluster) and what to do
 // about it. Every check emits an `ok` finding when it passes, so the report shows what was checked; a warning
-// or an error always carries a concrete fix (the command to run, the variable to set). Plain data.
+// or an error always carries a concrete fix (the command to run, the variable to set). Plain data, at the bottom
+// so that doctor (which produces findings) and diagnosis (whose matcher reads them) share it without either
+// linking the other.
 #pragma once
 
 #include <string>
 
-namespace muster::doctor {
+namespace muster {
 
 enum class Severity { ok, warning, error };
 
@@ -30,4 +32,4 @@ struct Finding {
   std::string fix;      // the concrete command or setting; for an ok finding, what to use (may be empty)
 };
 
-}  // namespace muster::doctor
+}  // namespace muster
