@@ -163,17 +163,15 @@ void RelayChild::on_timer(int64_t now) {
     return;
   }
   if (!ready_) {
-    int64_t limit = session_->connect_limit_ms(connect_timeout_s_);
-    if (now - session_->started_ms() > limit) fail(fmt::format("no answer within {:.1f} s", limit / 1000.0));
+    if (auto why = session_->connect_overdue(now, connect_timeout_s_)) fail(*why);
     return;
   }
-  if (!watch_.paused && now - session_->last_heard_ms() > heartbeat_timeout_ms_) {
-    // Look once more before judging: after this agent itself stalled (a loaded machine), the child's heartbeats
-    // may be waiting in the pipe, ready but not yet in a round of events.
-    on_event(tokens_.out);
+  if (!watch_.paused && session_->heartbeat_missing(now, heartbeat_timeout_ms_)) {
+    on_event(tokens_.out);  // look once more before judging (agent_session.h)
     if (done()) return;
-    if (!watch_.paused && now - session_->last_heard_ms() > heartbeat_timeout_ms_) {
-      fail(fmt::format("no heartbeat for {} ms", now - session_->last_heard_ms()));
+    auto why = watch_.paused ? std::nullopt : session_->heartbeat_missing(now, heartbeat_timeout_ms_);
+    if (why) {
+      fail(*why);
       return;
     }
   }

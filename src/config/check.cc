@@ -6,18 +6,13 @@
 #include <fmt/core.h>
 
 #include "util/edit_distance.h"
+#include "util/text.h"
 
 namespace muster::config {
 namespace {
 
 using cli_spec::CommandSpec;
 using cli_spec::OptionSpec;
-
-std::string dotted(const std::vector<std::string>& path) {
-  std::string out;
-  for (const auto& part : path) out += (out.empty() ? "" : ".") + part;
-  return out;
-}
 
 bool has_long_name(const OptionSpec& option, const std::string& key) {
   return std::find(option.long_names.begin(), option.long_names.end(), key) != option.long_names.end();
@@ -50,11 +45,13 @@ Result<void> check_section(const ConfigFile& file, const std::vector<std::string
   if (command && command->configurable) return {};
   std::vector<std::string> names;
   for (const CommandSpec* known : cli_spec::flatten(commands)) {
-    if (known->configurable) names.push_back(dotted(known->path));
+    if (known->configurable) names.push_back(join(known->path, "."));
   }
   std::string message = fmt::format("{}: [{}] is not a muster command that takes settings", source.text(),
-                                    dotted(section));
-  if (auto guess = closest_match(dotted(section), names)) message += fmt::format(", did you mean [{}]?", *guess);
+                                    join(section, "."));
+  if (auto guess = closest_match(join(section, "."), names)) {
+    message += fmt::format(", did you mean [{}]?", *guess);
+  }
   (void)file;
   return Error{ErrorKind::usage, message};
 }
@@ -78,7 +75,7 @@ Result<void> check_setting(const Setting& setting, const std::vector<CommandSpec
       }
     }
     std::string where = setting.section.empty() ? "no muster command has --" + setting.key
-                                                : "muster " + dotted(setting.section) + " has no --" + setting.key;
+                                                : "muster " + join(setting.section, ".") + " has no --" + setting.key;
     std::string message = fmt::format("{}: unknown key '{}' ({})", setting.source.text(), setting.display(), where);
     if (auto guess = closest_match(setting.key, {keys.begin(), keys.end()})) {
       message += fmt::format(", did you mean '{}'?", *guess);
@@ -92,8 +89,8 @@ Result<void> check_setting(const Setting& setting, const std::vector<CommandSpec
                       "put it under [{}] or [{}]",
                       setting.source.text(), setting.display(), found.front().command->name(),
                       kind_text(*found.front().option), found.front().option->help, match.command->name(),
-                      kind_text(*match.option), match.option->help, dotted(found.front().command->path),
-                      dotted(match.command->path));
+                      kind_text(*match.option), match.option->help, join(found.front().command->path, "."),
+                      join(match.command->path, "."));
   }
   return {};
 }

@@ -192,6 +192,17 @@ int64_t AgentSession::connect_limit_ms(int connect_timeout_s) const {
   return heard_anything() ? std::max(kAnsweredConnectMs, silent) : silent;
 }
 
+std::optional<std::string> AgentSession::connect_overdue(int64_t now_ms, int connect_timeout_s) const {
+  int64_t limit = connect_limit_ms(connect_timeout_s);
+  if (have_hello_ || now_ms - started_ms_ <= limit) return std::nullopt;
+  return fmt::format("no answer within {:.1f} s", limit / 1000.0);
+}
+
+std::optional<std::string> AgentSession::heartbeat_missing(int64_t now_ms, int heartbeat_timeout_ms) const {
+  if (now_ms - last_heard_ms_ <= heartbeat_timeout_ms) return std::nullopt;
+  return fmt::format("no heartbeat for {} ms", now_ms - last_heard_ms_);
+}
+
 transport::AgentTarget agent_target(std::string node, std::string destination, const std::string& nonce,
                                     int heartbeat_ms, int heartbeat_timeout_ms, bool virtual_node) {
   std::vector<std::string> args = {"--nonce", nonce, "--heartbeat-ms", std::to_string(heartbeat_ms),

@@ -59,6 +59,16 @@ class AgentSession {
   // How long the session may stay `connecting`: the connect timeout (+0.5 s for ssh to say why) while the node
   // is silent; once it answered (shell noise, an upload in progress), longer, but not forever.
   int64_t connect_limit_ms(int connect_timeout_s) const;
+
+  // The two judgements every owner of a session makes on its timer (the head's pool for each node, a relay for
+  // its child), one rule for both. Why to give up a session that has not said Hello by `now_ms` ("no answer
+  // within 3.5 s", see connect_limit_ms); nullopt while it may wait, and once it said Hello.
+  std::optional<std::string> connect_overdue(int64_t now_ms, int connect_timeout_s) const;
+  // "no heartbeat for N ms" when nothing came from the agent for more than `heartbeat_timeout_ms`; nullopt
+  // otherwise. The owner reads the session's stdout once more before acting on it, and asks again: after the
+  // owner itself stalled (a loaded machine), the heartbeats may be waiting in the pipe, not yet in a round of
+  // events.
+  std::optional<std::string> heartbeat_missing(int64_t now_ms, int heartbeat_timeout_ms) const;
   // Why the session closed (empty while open).
   const std::string& failure() const { return failure_; }
   // Shell noise and the agent's / ssh's stderr, for error messages.

@@ -31,13 +31,6 @@ int fail(const std::string& message) {
   return kExitFailed;
 }
 
-std::string outcome_text(const posix::CommandOutcome& outcome) {
-  if (!outcome.started || outcome.timed_out) return outcome.error;
-  std::string text = outcome.err.empty() ? outcome.out : outcome.err;
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return fmt::format("{} ({})", text, posix::describe(outcome.status));
-}
-
 using Staged = std::vector<std::pair<std::string, std::string>>;  // name in the container -> node path
 
 Staged staged_names(const AgentFiles& files) {
@@ -124,7 +117,7 @@ Result<std::string> agent_in_existing(Runtime runtime, const ContainerSpec& spec
   remove_flat_dir(*stage);
   if (!probe.succeeded()) {
     return make_error(ErrorKind::remote, "cannot copy the agent into container {}: {}", spec.existing,
-                      outcome_text(probe));
+                      posix::describe_failure(probe));
   }
   return dir;
 }

@@ -87,12 +87,6 @@ std::string describe_end(const RankFailure& failure) {
   return "";
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
-
 std::string finding_texts(const ClusterFacts& facts, const std::string& check, bool fixes) {
   std::vector<std::string> texts;
   for (const auto& finding : facts.findings) {
@@ -139,7 +133,7 @@ std::string expand(std::string_view text, const Diagnosis& d, const RankFailure&
     } else if (name == "ranks") {
       out += format_ranks(d.ranks);
     } else if (name == "nodes") {
-      out += join(d.nodes);
+      out += join(d.nodes, ", ");
     } else if (name == "line") {
       out += found.line;
     } else if (name == "how") {
@@ -156,7 +150,7 @@ std::string expand(std::string_view text, const Diagnosis& d, const RankFailure&
       const auto* nodes = presence == facts.modules.end()
                               ? nullptr
                               : (name == "missing_on" ? &presence->second.second : &presence->second.first);
-      out += !nodes ? "(not checked)" : nodes->empty() ? "no node" : join(*nodes);
+      out += !nodes ? "(not checked)" : nodes->empty() ? "no node" : join(*nodes, ", ");
     } else if (name == "python") {
       out += facts.python;
     } else if (name == "run_dir") {
@@ -261,7 +255,7 @@ std::string format_diagnosis(const Diagnosis& d) {
   if (!d.entry) return "";
   std::string who = d.ranks.size() > 1
                         ? fmt::format("ranks {} on {} (the same error on each; first: rank {} on {})",
-                                      format_ranks(d.ranks), join(d.nodes), d.rank, d.node)
+                                      format_ranks(d.ranks), join(d.nodes, ", "), d.rank, d.node)
                         : fmt::format("rank {} on {}", d.rank, d.node);
   std::string text = fmt::format("what happened: {} — {}\n", d.title, who);
   if (!d.error.empty()) text += fmt::format("  error file: {}\n", d.error);

@@ -7,17 +7,12 @@
 
 #include "head/node_runs.h"
 #include "util/random.h"
+#include "util/text.h"
 
 namespace muster::doctor {
 namespace {
 
 constexpr int kRoundTimeoutMs = 30'000;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
 
 }  // namespace
 
@@ -44,7 +39,7 @@ std::vector<Finding> judge_cache_sharing(const std::vector<std::string>& names, 
     for (size_t node : group) members.push_back(names[node]);
     std::string text = fmt::format("the job's caches are one directory shared by {} (a shared filesystem): every "
                                    "node writes them at once, which breaks the datasets cache and the torch "
-                                   "extensions' build lock:", join(members));
+                                   "extensions' build lock:", join(members, ", "));
     for (const auto& line : lines) text += "\n  " + line;
     out.push_back({Severity::warning, "caches", group.size() == names.size() ? "" : names[*group.begin()], text,
                    "muster launch --node-local-caches (each node gets its own, under /tmp/muster-cache-<uid>/<host>), "

@@ -1,24 +1,23 @@
 #include "doctor/gather.h"
 
 #include <algorithm>
-#include <map>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <map>
 #include <thread>
 
-#include "posix/environment.h"
-#include "posix/file.h"
-#include "posix/run_commands.h"
+#include "container/node_probe.h"
+#include "container/runtime_argv.h"
 #include "doctor/filesystem_type.h"
 #include "doctor/nvidia_smi.h"
 #include "doctor/os_release.h"
 #include "doctor/python_probe.h"
-#include "container/node_probe.h"
-#include "container/runtime_argv.h"
+#include "posix/environment.h"
+#include "posix/file.h"
 #include "posix/interfaces.h"
+#include "posix/run_commands.h"
 #include "posix/socket.h"
 #include "posix/system_info.h"
+#include "util/text.h"
 
 namespace muster::doctor {
 
@@ -30,30 +29,27 @@ namespace fs = std::filesystem;
 
 constexpr const char* cuda_nvcc = "/usr/local/cuda/bin/nvcc";
 
+// A small file of the system's (/etc/os-release, /sys/...), whole; empty when it is missing or refuses the read.
 std::string read_small_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  return text.str();
+  auto text = posix::read_text_file(path);
+  return text ? std::move(*text) : std::string();
 }
 
-// The first non-empty line of `text`, trimmed of trailing blanks.
-std::string first_line(const std::string& text) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-    if (!line.empty()) return line;
+// The first line of `text` that is not blank, trimmed.
+std::string first_line(std::string_view text) {
+  for (auto line : split_lines(text)) {
+    if (!trim(line).empty()) return std::string(trim(line));
   }
   return {};
 }
 
-std::string last_line(const std::string& text) {
-  std::string last;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find_first_not_of(" \r\t") != std::string::npos) last = line;
+// The last line of `text` that is not blank, trimmed.
+std::string last_line(std::string_view text) {
+  auto lines = split_lines(text);
+  for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
+    if (!trim(*line).empty()) return std::string(trim(*line));
   }
-  return last;
+  return {};
 }
 
 // Why a command did not give a usable answer, in one line.

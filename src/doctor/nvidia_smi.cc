@@ -47,10 +47,8 @@ std::string version_after(std::string_view text, std::string_view label) {
 
 std::vector<Gpu> parse_gpu_query(std::string_view text) {
   std::vector<Gpu> gpus;
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    std::string_view line = trim(text.substr(0, end));
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+  for (auto raw : split_lines(text)) {
+    std::string_view line = trim(raw);
     auto fields = split_fields(line);
     if (fields.size() < 5) continue;
     // index, name (may itself contain commas), memory.total, uuid, driver_version

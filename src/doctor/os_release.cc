@@ -23,10 +23,8 @@ std::string unquote(std::string_view value) {
 
 OsRelease parse_os_release(std::string_view text) {
   OsRelease release;
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    std::string_view line = trim(text.substr(0, end));
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+  for (auto raw : split_lines(text)) {
+    std::string_view line = trim(raw);
     size_t equals = line.find('=');
     if (line.empty() || line.front() == '#' || equals == std::string_view::npos) continue;
     std::string_view key = trim(line.substr(0, equals));

@@ -176,10 +176,9 @@ Result<void> AgentPool::check_connections(int64_t now) {
     if (restart_agent(to_start_[i], now)) continue;
     const auto& session = *slots_[to_start_[i]].session;
     bool closed = session.state() == connection::AgentSession::State::closed;
-    int64_t limit = session.connect_limit_ms(options_.ssh.connect_timeout_s);
-    bool late = !session.has_hello() && now - session.started_ms() > limit;
-    if (!closed && !late) continue;
-    std::string why = closed ? session.failure() : fmt::format("no answer within {:.1f} s", limit / 1000.0);
+    auto overdue = session.connect_overdue(now, options_.ssh.connect_timeout_s);
+    if (!closed && !overdue) continue;
+    std::string why = closed ? session.failure() : *overdue;
     std::string details = session.diagnostics();
     return make_error(ErrorKind::unreachable, "cannot start the agent on {}: {}{}{}", session.node(), why,
                       details.empty() ? "" : "\n  ", details);
@@ -382,13 +381,11 @@ void AgentPool::heartbeats(int64_t now, PoolListener& listener) {
     auto& session = *slots_[node].session;
     session.send(protocol::HeadHeartbeat{heartbeat_seq_, 0});
     sync_registrations(node);
-    if (now - session.last_heard_ms() > options_.heartbeat_timeout_ms) {
-      // Look once more before judging (the head may have stalled itself): heartbeats may wait in the pipe.
-      service(node, kAgentOut, &listener);
+    if (session.heartbeat_missing(now, options_.heartbeat_timeout_ms)) {
+      service(node, kAgentOut, &listener);  // look once more before judging (connection/agent_session.h)
       if (!slots_[node].session || !alive(node)) continue;
-      if (now - slots_[node].session->last_heard_ms() > options_.heartbeat_timeout_ms) {
-        lose(node, fmt::format("no heartbeat for {} ms", now - slots_[node].session->last_heard_ms()),
-             slots_[node].session->diagnostics(), &listener);
+      if (auto why = slots_[node].session->heartbeat_missing(now, options_.heartbeat_timeout_ms)) {
+        lose(node, *why, slots_[node].session->diagnostics(), &listener);
       }
     }
   }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "posix/dir.h"
 #include "posix/file.h"
 #include "posix/proc.h"
 #include "posix/unix_socket.h"
@@ -93,10 +93,13 @@ std::vector<JobRecord> list_job_records() {
   std::vector<JobRecord> records;
   auto dir = jobs_dir(false);
   if (!dir || !posix::path_exists(*dir)) return records;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(*dir, error)) {
-    if (entry.path().extension() != ".json") continue;
-    if (auto record = read_record(entry.path().string())) records.push_back(std::move(*record));
+  auto listing = posix::Dir::open(*dir, {.follow = true});
+  if (!listing) return records;
+  auto names = listing->names();
+  if (!names) return records;
+  for (const auto& name : *names) {
+    if (name.size() <= 5 || !name.ends_with(".json")) continue;  // <job id>.json
+    if (auto record = read_record(*dir + "/" + name)) records.push_back(std::move(*record));
   }
   std::sort(records.begin(), records.end(),
             [](const JobRecord& a, const JobRecord& b) { return a.started_unix_ms > b.started_unix_ms; });

@@ -7,7 +7,6 @@
 #include "container/runtime_argv.h"
 #include "posix/clock.h"
 #include "posix/dir.h"
-#include "posix/exit_status.h"
 #include "posix/run_commands.h"
 
 namespace muster::image {
@@ -15,13 +14,6 @@ namespace {
 
 constexpr int kInspectTimeoutMs = 30'000;
 constexpr int kLoadTimeoutMs = 30 * 60'000;  // a large image on a slow disk
-
-std::string failure_text(const posix::CommandOutcome& outcome) {
-  if (!outcome.started || outcome.timed_out) return outcome.error;
-  std::string text = outcome.err.empty() ? outcome.out : outcome.err;
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return fmt::format("{} ({})", text, posix::describe(outcome.status));
-}
 
 std::string image_id(container::Runtime runtime, const std::string& image) {
   auto outcome = posix::run_commands({container::image_id_argv(runtime, image)}, kInspectTimeoutMs)[0];
@@ -48,7 +40,8 @@ NodeImageState load(container::Runtime runtime, const NodeImageOptions& options,
   auto loaded = posix::run_commands({container::load_argv(runtime, options.load)}, kLoadTimeoutMs)[0];
   state.load_ms = posix::monotonic_ms() - start;
   if (!loaded.succeeded()) {
-    state.error = fmt::format("{} load failed: {}", container::runtime_name(runtime), failure_text(loaded));
+    state.error =
+        fmt::format("{} load failed: {}", container::runtime_name(runtime), posix::describe_failure(loaded));
     return state;
   }
   state.id = image_id(runtime, options.image);

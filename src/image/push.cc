@@ -8,7 +8,6 @@
 #include "image/node_image.h"
 #include "posix/clock.h"
 #include "posix/dir.h"
-#include "posix/exit_status.h"
 #include "posix/file.h"
 #include "posix/private_dir.h"
 #include "posix/run_commands.h"
@@ -16,6 +15,7 @@
 #include "sync_head/run_sync.h"
 #include "sync_head/sync_view.h"
 #include "util/random.h"
+#include "util/text.h"
 
 namespace muster::image {
 namespace {
@@ -25,21 +25,8 @@ constexpr int kSaveTimeoutMs = 60 * 60'000;
 constexpr int kLoadTimeoutMs = 60 * 60'000;
 constexpr const char* kArchiveName = "image.tar";
 
-std::string failure_text(const posix::CommandOutcome& outcome) {
-  if (!outcome.started || outcome.timed_out) return outcome.error;
-  std::string text = outcome.err.empty() ? outcome.out : outcome.err;
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return fmt::format("{} ({})", text, posix::describe(outcome.status));
-}
-
 void say(const PushOptions& options, const std::string& text) {
   if (!options.quiet) fmt::print(stderr, "muster: {}\n", text);
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
 }
 
 // The archive of `id` in the cache, saved now unless an earlier push left it (the same id saves to the same
@@ -62,7 +49,7 @@ Result<std::string> cached_archive(container::Runtime runtime, const PushOptions
   if (!saved.succeeded()) {
     if (parent) (void)parent->remove(partial.substr(dir.size() + 1), false);
     return make_error(ErrorKind::io, "{} save {} failed: {}", container::runtime_name(runtime), options.image,
-                      failure_text(saved));
+                      posix::describe_failure(saved));
   }
   if (!parent) return parent.error();
   if (auto renamed = parent->rename(partial.substr(dir.size() + 1), kArchiveName); !renamed) return renamed.error();
@@ -155,7 +142,7 @@ Result<std::pair<container::Runtime, std::string>> local_image(const PushOptions
     if (!container::installed_runtime(container::runtime_name(runtime))) continue;
     auto found = posix::run_commands({container::image_id_argv(runtime, options.image)}, kInspectTimeoutMs)[0];
     if (found.succeeded()) return std::make_pair(runtime, container::normalize_image_id(found.out));
-    why += fmt::format("\n  {}: {}", container::runtime_name(runtime), failure_text(found));
+    why += fmt::format("\n  {}: {}", container::runtime_name(runtime), posix::describe_failure(found));
   }
   if (why.empty()) return make_error(ErrorKind::usage, "muster image push: neither podman nor docker is installed here");
   return make_error(ErrorKind::usage, "muster image push: no image {} here:{}", options.image, why);
@@ -192,8 +179,8 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     report.nodes.push_back(node);
   }
   say(options, fmt::format("{} is {} here; {} of {} nodes need it{}{}", options.image, report.id.substr(0, 12),
-                           need.size(), names.size(), have.empty() ? "" : "; already there: " + joined(have),
-                           other.empty() ? "" : "; replacing another image on " + joined(other)));
+                           need.size(), names.size(), have.empty() ? "" : "; already there: " + join(have, ", "),
+                           other.empty() ? "" : "; replacing another image on " + join(other, ", ")));
   if (!need.empty()) {
     auto archive = cached_archive(*runtime, options, report.id, report);
     if (!archive) return archive.error();
@@ -207,7 +194,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     sync.quiet = true;
     sync.fanout = options.fanout;
     say(options, fmt::format("sending {} ({}) to {}", kArchiveName, sync_head::format_size(report.archive_bytes),
-                             joined(need_names)));
+                             join(need_names, ", ")));
     int64_t start = posix::monotonic_ms();
     auto sent = sync_head::run_sync(sync);
     report.send_ms = posix::monotonic_ms() - start;
@@ -236,7 +223,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
   prune_other_archives(report.id);
   if (!failed.empty()) {
     return make_error(ErrorKind::remote, "muster image push: {} of {} nodes do not have {} ({})", failed.size(),
-                      names.size(), options.image, joined(failed));
+                      names.size(), options.image, join(failed, ", "));
   }
   say(options, fmt::format("{} {} {} ({})", names.size() == 1 ? names[0] : fmt::format("all {} nodes", names.size()),
                            names.size() == 1 ? "has" : "have", options.image, report.id.substr(0, 12)));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "head/job_registry.h"
+#include "logs/terminal_output.h"
 #include "logs/terminal_view.h"
 #include "posix/clock.h"
 #include "posix/fd.h"
@@ -150,12 +151,7 @@ void AttachSession::notice(const std::string& text) {
 
 void AttachSession::flush_stdout() {
   if (!view_) return;
-  while (!view_->pending().empty()) {
-    auto written = posix::write_some(kStdout, view_->pending());
-    if (!written || written->would_block) break;
-    view_->consumed(written->bytes);
-  }
-  bool want = !view_->pending().empty();
+  bool want = logs::write_pending(*view_, kStdout);
   if (want == stdout_watched_) return;
   stdout_watched_ = want;
   if (want) (void)poller_.add(kStdout, posix::poll_writable, kStdoutToken);

@@ -4,18 +4,17 @@
 #include <cctype>
 #include <cstdlib>
 #include <iterator>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "container/shm_size.h"
+#include "posix/file.h"
 
 namespace muster::launch {
 namespace {
 
 void add_same_path_mount(std::vector<container::Mount>& mounts, const std::string& path) {
-  std::string absolute = std::filesystem::absolute(path).lexically_normal().string();
-  while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  std::string absolute = posix::absolute_path(path);
   bool taken = std::any_of(mounts.begin(), mounts.end(), [&](const container::Mount& m) { return m.target == absolute; });
   if (!taken) mounts.push_back({absolute, absolute, false});
 }

@@ -32,6 +32,7 @@
 #include "logs/prefix.h"
 #include "logs/rank_filter.h"
 #include "logs/rank_log.h"
+#include "logs/terminal_output.h"
 #include "logs/terminal_view.h"
 #include "posix/clock.h"
 #include "posix/exit_status.h"
@@ -199,13 +200,7 @@ void Launcher::drain_terminal() {
 }
 
 void Launcher::flush_terminal() {
-  // consumed() may queue more (a "lines not shown" notice, the status line): loop until empty or blocked.
-  while (!terminal_->pending().empty()) {
-    auto written = posix::write_some(kTerminal, terminal_->pending());
-    if (!written || written->would_block) break;
-    terminal_->consumed(written->bytes);
-  }
-  bool want = !terminal_->pending().empty();
+  bool want = logs::write_pending(*terminal_, kTerminal);
   if (want == terminal_watched_) return;
   terminal_watched_ = want;
   if (want) (void)pool_.watch_fd(kTerminal, posix::poll_writable, kTerminalToken);

@@ -3,18 +3,13 @@
 #include <fmt/core.h>
 
 #include "util/shell_quote.h"
+#include "util/text.h"
 
 namespace muster::manual {
 namespace {
 
 using cli_spec::CommandSpec;
 using cli_spec::ValueKind;
-
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& word : words) out += (out.empty() ? "" : " ") + word;
-  return out;
-}
 
 const char* kind_word(ValueKind kind) {
   switch (kind) {
@@ -42,8 +37,8 @@ std::string spec_case(const std::string& path, const std::vector<std::string>& s
     options.push_back("--version");
   }
   return fmt::format("    {})\n      _m_subs={}\n      _m_opts={}\n      _m_vals={}\n      _m_pos={}\n      _m_cmd={} ;;\n",
-                     shell_quote(path), shell_quote(join(subs)), shell_quote(join(options)), shell_quote(join(valued)),
-                     shell_quote(join(positionals)), takes_command ? 1 : 0);
+                     shell_quote(path), shell_quote(join(subs, " ")), shell_quote(join(options, " ")),
+                     shell_quote(join(valued, " ")), shell_quote(join(positionals, " ")), takes_command ? 1 : 0);
 }
 
 // Cases of _muster_value: how to complete the value of each option that takes one.
@@ -52,7 +47,7 @@ std::string value_cases(const CommandSpec& command) {
   for (const auto& option : command.options) {
     std::string action;
     if (!option.choices.empty()) {
-      action = fmt::format("COMPREPLY=($(compgen -W {} -- \"$3\"))", shell_quote(join(option.choices)));
+      action = fmt::format("COMPREPLY=($(compgen -W {} -- \"$3\"))", shell_quote(join(option.choices, " ")));
     } else if (option.kind == ValueKind::file) {
       action = "_muster_files -f \"$3\"";
     } else if (option.kind == ValueKind::directory) {

@@ -134,6 +134,15 @@ Result<std::optional<FileStat>> lstat_path(const std::string& path) {
 
 bool path_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+std::string absolute_path(const std::string& path) {
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  if (error) absolute = path;
+  std::string normal = absolute.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
 bool remove_file(const std::string& path) { return ::unlink(path.c_str()) == 0 || errno == ENOENT; }
 
 Result<void> set_fd_meta(int fd, uint32_t mode, int64_t mtime_ns) {

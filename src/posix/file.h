@@ -45,6 +45,10 @@ Result<FileStat> stat_fd(int fd);
 // lstat(2); nullopt when the path does not exist.
 Result<std::optional<FileStat>> lstat_path(const std::string& path);
 bool path_exists(const std::string& path);
+// `path` made absolute (relative to the working directory; `path` itself when that cannot be read), normalised
+// lexically (no `.`, `..` or doubled '/'; links are not resolved) and without a trailing '/' ("/" stays): one
+// spelling per directory, for comparing and keying paths.
+std::string absolute_path(const std::string& path);
 // unlink(2), ignoring a missing file; false on another error.
 bool remove_file(const std::string& path);
 

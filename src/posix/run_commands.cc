@@ -110,4 +110,11 @@ std::vector<CommandOutcome> run_commands(const std::vector<std::vector<std::stri
   return outcomes;
 }
 
+std::string describe_failure(const CommandOutcome& outcome) {
+  if (!outcome.started || outcome.timed_out) return outcome.error;
+  std::string text = outcome.err.empty() ? outcome.out : outcome.err;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return fmt::format("{} ({})", text, describe(outcome.status));
+}
+
 }  // namespace muster::posix

@@ -28,4 +28,8 @@ struct CommandOutcome {
 // exited or `timeout_ms` has passed. Outcomes come back in the order of `commands`.
 std::vector<CommandOutcome> run_commands(const std::vector<std::vector<std::string>>& commands, int timeout_ms);
 
+// A failed command for a message: why it did not start or that it timed out, else what it printed (stderr, or
+// stdout when stderr is empty; trailing blanks dropped) and how it ended: "no such image (exit 125)".
+std::string describe_failure(const CommandOutcome& outcome);
+
 }  // namespace muster::posix

@@ -1,11 +1,5 @@
 #include "posix/socket.h"
 
-#include <algorithm>
-
-#include <chrono>
-
-#include <poll.h>
-
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -110,23 +104,6 @@ Result<Fd> listen_tcp(int port) {
   return sock;
 }
 
-int accept_connections(int listener, int count, int timeout_ms) {
-  int accepted = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (accepted < count) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd ready{listener, POLLIN, 0};
-    if (::poll(&ready, 1, static_cast<int>(left.count())) <= 0) continue;
-    int connection = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection >= 0) {
-      ::close(connection);
-      ++accepted;
-    }
-  }
-  return accepted;
-}
-
 bool is_ip_address(const std::string& text) {
   in6_addr buffer{};
   return ::inet_pton(AF_INET, text.c_str(), &buffer) == 1 || ::inet_pton(AF_INET6, text.c_str(), &buffer) == 1;
@@ -144,33 +121,6 @@ Result<sockaddr_in> resolve_ipv4(const std::string& host, int port) {
   std::memcpy(&addr, found->ai_addr, sizeof(addr));
   ::freeaddrinfo(found);
   return addr;
-}
-
-Result<void> connect_tcp(const std::string& host, int port, int timeout_ms) {
-  auto addr = resolve_ipv4(host, port);
-  if (!addr) return addr.error();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  int error = ETIMEDOUT;
-  while (std::chrono::steady_clock::now() < deadline) {
-    Fd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!sock.valid()) return make_error(ErrorKind::io, "cannot create a TCP socket: {}", std::strerror(errno));
-    if (::connect(sock.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof(*addr)) == 0) return {};
-    error = errno;
-    if (error == EINPROGRESS) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      pollfd ready{sock.get(), POLLOUT, 0};
-      if (::poll(&ready, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) <= 0) {
-        error = ETIMEDOUT;
-        break;
-      }
-      socklen_t length = sizeof(error);
-      ::getsockopt(sock.get(), SOL_SOCKET, SO_ERROR, &error, &length);
-      if (error == 0) return {};
-    }
-    if (error != ECONNREFUSED) break;
-    ::poll(nullptr, 0, 100);  // the listener may not be up yet: try again shortly
-  }
-  return make_error(ErrorKind::unreachable, "cannot connect to {}:{}: {}", host, port, std::strerror(error));
 }
 
 }  // namespace muster::posix

@@ -26,10 +26,6 @@ Result<std::string> hostname();
 // A listening IPv4 TCP socket on 0.0.0.0:port (SO_REUSEADDR; port 0: the kernel picks one, see local_port in
 // tcp_stream.h); fails (EADDRINUSE) when the port is taken.
 Result<Fd> listen_tcp(int port);
-// Accepts (and closes) connections on `listener` until `count` arrived or `timeout_ms` passed; returns how many.
-int accept_connections(int listener, int count, int timeout_ms);
-// Connects to host:port, retrying refused connections, until it succeeds or `timeout_ms` passes.
-Result<void> connect_tcp(const std::string& host, int port, int timeout_ms);
 
 // Whether `text` is exactly one numeric IPv4 or IPv6 address (inet_pton), nothing around it.
 bool is_ip_address(const std::string& text);

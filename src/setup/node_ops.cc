@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/core.h>
 
+#include "posix/file.h"
 #include "posix/process.h"
 #include "posix/socket.h"
 #include "setup/file_edits.h"
@@ -16,15 +16,6 @@ namespace muster::setup {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool read_file(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
-}
 
 bool write_in_place(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -70,21 +61,22 @@ int hosts_block_op(const NodeOpOptions& options) {
       return 1;
     }
   }
-  std::string current;
-  if (!read_file(options.file, current)) {
+  auto current = posix::read_text_file(options.file);
+  if (!current) {
     fmt::print(stderr, "cannot read {}\n", options.file);
     return 1;
   }
   auto own = posix::hostname();
   std::string name = own ? *own : "";
-  std::string updated = apply_hosts_block(current, options.lines, options.fix_loopback, name);
+  std::string updated = apply_hosts_block(*current, options.lines, options.fix_loopback, name);
   if (has_loopback_self_mapping(updated, name)) fmt::print("loopback-trap {}\n", name);
-  return commit(options, current, updated, true);
+  return commit(options, *current, updated, true);
 }
 
 int add_lines_op(const NodeOpOptions& options) {
-  std::string current;
-  bool existed = read_file(options.file, current);
+  auto read = posix::read_text_file(options.file);  // missing: made below (unless a dry run)
+  bool existed = read.has_value();
+  std::string current = existed ? *read : "";
   if (!existed && !options.dry_run) {
     std::error_code error;
     fs::path dir = fs::path(options.file).parent_path();
@@ -99,9 +91,9 @@ int add_lines_op(const NodeOpOptions& options) {
 int ssh_identity_op(const NodeOpOptions& options) {
   std::string ssh_dir = home() + "/.ssh";
   for (const char* name : {"id_ed25519", "id_ecdsa", "id_rsa"}) {
-    std::string key;
-    if (read_file(ssh_dir + "/" + name + ".pub", key) && fs::exists(ssh_dir + "/" + name)) {
-      fmt::print("key {}\n", key.substr(0, key.find('\n')));
+    auto key = posix::read_text_file(ssh_dir + "/" + name + ".pub");
+    if (key && fs::exists(ssh_dir + "/" + name)) {
+      fmt::print("key {}\n", key->substr(0, key->find('\n')));
       return 0;
     }
   }
@@ -125,9 +117,9 @@ int ssh_identity_op(const NodeOpOptions& options) {
     fmt::print(stderr, "ssh-keygen failed\n");
     return 1;
   }
-  std::string key;
-  if (!read_file(ssh_dir + "/id_ed25519.pub", key)) return 1;
-  fmt::print("created\nkey {}\n", key.substr(0, key.find('\n')));
+  auto key = posix::read_text_file(ssh_dir + "/id_ed25519.pub");
+  if (!key) return 1;
+  fmt::print("created\nkey {}\n", key->substr(0, key->find('\n')));
   return 0;
 }
 

@@ -1,8 +1,6 @@
 #include "submit/submit.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include <fmt/core.h>
 
@@ -77,15 +75,13 @@ Result<int> run_submit(SubmitOptions options) {
   gen.command = options.command;
   gen.command_line = options.command_line;
   if (options.job_id.empty()) options.job_id = new_job_id();
-  std::string run_dir =
-      std::filesystem::absolute(job_run_dir(options.run_dir, options.job_id))
-          .lexically_normal()
-          .string();
+  std::string run_dir = posix::absolute_path(job_run_dir(options.run_dir, options.job_id));
   auto script = write_script(options, gen, run_dir);
   if (!script) return script.error();
   if (options.dry_run) {
-    std::ifstream in(*script);
-    fmt::print("{}", std::string(std::istreambuf_iterator<char>(in), {}));
+    auto text = posix::read_text_file(*script);
+    if (!text) return text.error();
+    fmt::print("{}", *text);
     fmt::print(stderr, "muster submit: wrote {} (not submitted: --dry-run)\n", *script);
     return 0;
   }

@@ -1,28 +1,15 @@
-// The content hash of sync (XXH3-64), computed as bytes go by, and the identity of a file that the hash cache
-// keys on. Shared by the source scan and the node's receiver so both hash exactly alike.
+// The content hash of sync (XXH3-64, util/xxh3.h), computed as bytes go by, and the identity of a file that the
+// hash cache keys on. Shared by the source scan and the node's receiver so both hash exactly alike.
 #pragma once
-
-#include <cstdint>
-#include <string_view>
 
 #include "posix/dir.h"
 #include "sync/hash_cache.h"
+#include "util/xxh3.h"
 
 namespace muster::sync {
 
-class ContentHasher {
- public:
-  ContentHasher();
-  ~ContentHasher();
-  ContentHasher(const ContentHasher&) = delete;
-  ContentHasher& operator=(const ContentHasher&) = delete;
-
-  void update(std::string_view bytes);
-  uint64_t digest() const;
-
- private:
-  void* state_;  // XXH3_state_t (xxhash.h is compiled into one file only)
-};
+// Sync's content hash is XXH3-64: one name for it, so the scan and the receiver cannot drift apart.
+using ContentHasher = Xxh3Hasher;
 
 FileIdentity identity_of(const posix::FileStat& st);
 

@@ -48,11 +48,7 @@ std::string encode(const Entries& entries);
 }  // namespace
 
 std::string HashCache::path_for(const std::string& root, const std::string& cache_dir) {
-  std::error_code error;
-  std::filesystem::path absolute = std::filesystem::absolute(root, error);
-  if (error) absolute = root;
-  std::string normal = absolute.lexically_normal().string();
-  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  std::string normal = posix::absolute_path(root);
   std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
   if (dir.empty()) return "";
   return fmt::format("{}/{:016x}", dir, XXH3_64bits(normal.data(), normal.size()));

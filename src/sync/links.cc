@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "util/text.h"
+
 namespace muster::sync {
 namespace {
 
@@ -18,12 +20,6 @@ std::vector<std::string> components(std::string_view path) {
     path.remove_prefix(slash + 1);
   }
   return parts;
-}
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& part : parts) out += (out.empty() ? "" : "/") + part;
-  return out;
 }
 
 class Resolver {
@@ -71,7 +67,7 @@ class Resolver {
         continue;
       }
       stack.push_back(part);
-      auto found = links_.find(join(stack));
+      auto found = links_.find(join(stack, "/"));
       if (found == links_.end()) continue;
       if (++hops_ > kMaxHops) {  // a loop: it fails on the node as it does here, without leaving
         done_ = true;

@@ -13,12 +13,6 @@
 namespace muster::sync_head {
 namespace {
 
-std::string absolute_dir(const std::string& path) {
-  std::string text = std::filesystem::absolute(path).lexically_normal().string();
-  while (text.size() > 1 && text.back() == '/') text.pop_back();
-  return text;
-}
-
 Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std::string>& names,
                                     const SyncRequest& request, bool verbose) {
   bool live = posix::is_terminal(2) && !request.dry_run;
@@ -53,7 +47,7 @@ Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std
 Result<SyncRequest> make_sync_request(const SyncOptions& flags) {
   SyncRequest request;
   if (flags.source.empty()) return make_error(ErrorKind::usage, "muster sync: which directory? (muster sync DIR)");
-  request.source = absolute_dir(flags.source);
+  request.source = posix::absolute_path(flags.source);
   if (!std::filesystem::is_directory(request.source)) {
     return make_error(ErrorKind::usage, "muster sync: {} is not a directory", request.source);
   }
@@ -61,7 +55,7 @@ Result<SyncRequest> make_sync_request(const SyncOptions& flags) {
     return make_error(ErrorKind::usage, "muster sync: --to {} must be an absolute path (it is the same on every node)",
                       flags.to);
   }
-  request.destination = flags.to.empty() ? request.source : absolute_dir(flags.to);
+  request.destination = flags.to.empty() ? request.source : posix::absolute_path(flags.to);
   if (request.destination == "/") return make_error(ErrorKind::usage, "muster sync: refusing to sync into /");
   for (const auto& pattern : flags.excludes) {
     if (auto added = request.rules.add(pattern); !added) return added.error();

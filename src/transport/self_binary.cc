@@ -6,8 +6,6 @@
 #include <utility>
 
 #include <fmt/core.h>
-#define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
-#include <xxhash.h>
 
 #include "posix/exec.h"
 #include "posix/file.h"
@@ -15,6 +13,7 @@
 #include "transport/transport.h"
 #include "util/sha256.h"
 #include "util/text.h"
+#include "util/xxh3.h"
 
 namespace muster::transport {
 
@@ -56,25 +55,19 @@ Result<SelfBinary> self_binary() {
   std::string identity = identity_of(*st);
   std::string cache = cache_file();
   if (auto hashes = cached_hashes(cache, identity)) return SelfBinary{path.string(), hashes->first, st->size, hashes->second};
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
+  Xxh3Hasher xxh3;
   Sha256 sha256;
   std::string buffer(1 << 16, '\0');
   uint64_t size = 0;
   while (true) {
     auto got = posix::read_full(fd->get(), buffer);
-    if (!got) {
-      XXH3_freeState(state);
-      return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), got.error().message);
-    }
+    if (!got) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), got.error().message);
     if (*got == 0) break;
-    XXH3_64bits_update(state, buffer.data(), *got);
+    xxh3.update(std::string_view(buffer.data(), *got));
     sha256.update(std::string_view(buffer.data(), *got));
     size += *got;
   }
-  uint64_t hash = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  SelfBinary self{path.string(), fmt::format("{:016x}", hash), size, sha256.hex_digest()};
+  SelfBinary self{path.string(), fmt::format("{:016x}", xxh3.digest()), size, sha256.hex_digest()};
   if (!cache.empty() && size == st->size) {
     (void)posix::write_file_atomic(cache, fmt::format("{} {} {}\n", identity, self.build_id, self.sha256), 0600);
   }

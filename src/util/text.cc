@@ -24,6 +24,15 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += separator;
+    text += items[i];
+  }
+  return text;
+}
+
 std::string one_line(std::string_view text) {
   std::string safe;
   for (char c : text) {

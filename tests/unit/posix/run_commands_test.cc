@@ -42,5 +42,20 @@ TEST(CommandRunner, AMissingProgramDidNotStart) {
   EXPECT_NE(outcomes[0].error.find("/nonexistent/muster-probe"), std::string::npos) << outcomes[0].error;
 }
 
+TEST(CommandRunner, AFailureIsDescribedByWhatItSaidAndHowItEnded) {
+  posix::SignalBlock signals;
+  auto outcomes = run_commands({{"sh", "-c", "echo out; echo 'no such image ' >&2; exit 125"},
+                                {"sh", "-c", "printf 'only stdout\\n\\n'; kill -KILL $$"},
+                                {"/nonexistent/muster-probe"},
+                                {"sleep", "5"}},
+                               300);
+  ASSERT_EQ(outcomes.size(), 4u);
+  EXPECT_EQ(describe_failure(outcomes[0]), "no such image (exit 125)");  // stderr first, trailing blanks dropped
+  EXPECT_EQ(describe_failure(outcomes[1]), "only stdout (killed by SIGKILL)");
+  EXPECT_EQ(describe_failure(outcomes[2]), outcomes[2].error);
+  EXPECT_EQ(describe_failure(outcomes[3]), outcomes[3].error);
+  EXPECT_NE(outcomes[3].error.find("timed out"), std::string::npos) << outcomes[3].error;
+}
+
 }  // namespace
 }  // namespace muster::posix
