@@ -4,7 +4,8 @@
 #   segfault (with faulthandler's Python frames in the log), SIGKILL, a module present on some nodes only (named
 #   by a probe on every node), gloo connecting to 127.0.1.1 because a node maps its own name there (with the
 #   interface doctor picks), a rendezvous port already in use, the HF datasets ".incomplete" cache race of two
-#   nodes preparing into one shared directory, a real kernel OOM kill (a 64 MiB memory cgroup), and an exception
+#   nodes preparing into one shared directory, a real kernel OOM kill (a 64 MiB memory cgroup, v1 or v2; neither is
+#   a failure, not a skip), and an exception
 #   recorded by torch's @record in its error file.
 #   Each asserts the node, the rank, the cause and the fix in the report, and `muster why` prints it again.
 # Exit 0 pass, 1 fail, 77 skip.
@@ -34,6 +35,11 @@ run_failing() {
   REPORT=$(cat "$out")
   [[ $EXIT_RC == "$expected" ]] || fail "$name: exit $EXIT_RC, expected $expected; output:"$'\n'"$REPORT"
   assert_contains "$REPORT" "what happened: " "$name: the report"
+}
+
+# manifest_field RUN EXPR: a field of RUN/manifest.json at a Python expression over m.
+manifest_field() {
+  python3 -c 'import json, sys; m = json.load(open(sys.argv[1] + "/manifest.json")); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
 # expect NAME TEXT...: the report contains each TEXT.
@@ -83,6 +89,16 @@ loopback_trap() {
   restore_hosts
   expect loopback "what happened: ranks tried to reach each other on a loopback address (127.0.1.1)" \
     "[127.0.1.1]" "muster setup hosts -w <nodes> --fix-loopback" "NCCL_SOCKET_IFNAME=eth0 GLOO_SOCKET_IFNAME=eth0"
+  # Both ranks connect to their own 127.0.1.1 and fail; the report names the one it explains (one rank per node:
+  # rank r on node r+1), the same as the manifest, and the node the matched line comes from.
+  local who rank node
+  who=$(grep -o "what happened: ranks tried to reach each other on a loopback address (127.0.1.1) — .*" <<<"$REPORT")
+  rank=$(manifest_field "$RUN" 'm["diagnosis"]["rank"]')
+  node=$(manifest_field "$RUN" 'm["diagnosis"]["node"]')
+  [[ $rank == [01] && $node == "node$((rank + 1))" ]] || fail "loopback: the manifest names rank $rank on $node"
+  [[ $who == *"— rank $rank on $node" || $who == *"— ranks 0-1 on node1, node2 (the same error on each; first: rank $rank on $node)" ]] ||
+    fail "loopback: the report does not name rank $rank on $node: $who"
+  step "loopback: $who"
   why_again loopback "ranks tried to reach each other on a loopback address"
 }
 
@@ -113,18 +129,38 @@ cache_race() {
   why_again cache "two nodes prepared the same HuggingFace dataset"
 }
 
-# A real OOM kill: a v1 memory cgroup of 64 MiB (the testbed nodes share the host's cgroup hierarchy).
-oom_kill() {
-  local cgroup=/sys/fs/cgroup/memory/muster-diag-oom-$$
-  if [[ ! -d /sys/fs/cgroup/memory ]]; then
-    step "oom: no cgroup v1 memory controller on this machine; the OOM entry is tested on recorded lines only"
+# A real OOM kill: a memory cgroup of 64 MiB (the testbed nodes share the host's cgroup hierarchy), cgroup v1's
+# memory controller or cgroup v2's (memory.max). A machine with neither cannot run this case: that is a failure,
+# never a pass (the OOM entry is also matched on recorded lines in the unit tests).
+make_oom_cgroup() {
+  local v2
+  if [[ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]]; then
+    OOM_CGROUP=/sys/fs/cgroup/memory/muster-diag-oom-$$
+    mkdir "$OOM_CGROUP"
+    echo $((64 << 20)) >"$OOM_CGROUP/memory.limit_in_bytes"
+    echo 0 >"$OOM_CGROUP/memory.swappiness" 2>/dev/null || true
+    step "oom: a cgroup v1 memory cgroup of 64 MiB"
     return
   fi
-  mkdir "$cgroup"
+  v2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
+  if [[ -n $v2 ]] && grep -qw memory "$v2/cgroup.controllers" 2>/dev/null; then
+    # The root is exempt from "no internal processes": its children may get the memory controller.
+    grep -qw memory "$v2/cgroup.subtree_control" || echo +memory >"$v2/cgroup.subtree_control"
+    OOM_CGROUP=$v2/muster-diag-oom-$$
+    mkdir "$OOM_CGROUP"
+    echo $((64 << 20)) >"$OOM_CGROUP/memory.max"
+    echo 0 >"$OOM_CGROUP/memory.swap.max" 2>/dev/null || true
+    step "oom: a cgroup v2 memory cgroup of 64 MiB (memory.max)"
+    return
+  fi
+  fail "oom: no memory cgroup controller here (neither cgroup v1's memory hierarchy nor memory in a cgroup2" \
+    "mount's cgroup.controllers), so a real OOM kill cannot be produced; mount one or run on another machine"
+}
+
+oom_kill() {
+  make_oom_cgroup
   add_cleanup remove_oom_cgroup
-  echo $((64 << 20)) >"$cgroup/memory.limit_in_bytes"
-  echo 0 >"$cgroup/memory.swappiness" 2>/dev/null || true
-  OOM_CGROUP=$cgroup
+  local cgroup=$OOM_CGROUP
   # The nodes' /sys is their own (ip netns): the host moves the rank into the cgroup, by its host pid.
   (
     for _ in $(seq 600); do

@@ -11,7 +11,8 @@
 #      directory; with every directory on the way and the socket opened up, the head still refuses it (SO_PEERCRED):
 #      the connection is closed unanswered, and the job runs on.
 #   6. `muster stop`: every rank gets SIGINT (each prints that it stops), the job ends (exit 130), nothing of the job
-#      and no muster process is left on any node; ps says exit 130.
+#      and no muster process is left on any node; ps says exit 130; `muster logs --node node2` (and `--node 1`)
+#      prints the lines of node2's ranks only.
 #   7. SIGKILL to a second detached job's head: the agents see it go and stop their ranks (nothing left on any node),
 #      and ps says "head died".
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces / torch).
@@ -143,6 +144,16 @@ detached_ddp() {
   assert_eq 0 "$EXIT_RC" "logs -f's exit code once the job ended"
   cmp -s "$RUN/rank-1.log" "$follow" || fail "logs -f --rank 1 differs from rank-1.log: $(diff "$RUN/rank-1.log" "$follow" | head)"
   step "6. nothing left on any node; logs -f ended with all $(wc -l <"$follow") lines of rank-1.log"
+
+  # logs --node on a real second node, by name and by index: its two ranks' lines, prefixed, and nothing else.
+  local node2 by_index expected
+  node2=$(muster_cmd logs "$JOB" --node node2)
+  by_index=$(muster_cmd logs "$JOB" --node 1)
+  expected=$(($(grep -c '' "$RUN/rank-2.log") + $(grep -c '' "$RUN/rank-3.log")))
+  assert_eq "$expected" "$(grep -cE '^\[node2:[23]\] ' <<<"$node2")" "logs --node node2: lines of ranks 2 and 3"
+  assert_eq "$expected" "$(grep -c '' <<<"$node2")" "logs --node node2: no other line"
+  assert_eq "$node2" "$by_index" "logs --node 1 (node2 by index)"
+  step "6. logs --node node2 (and --node 1): the $expected lines of ranks 2 and 3"
 }
 
 other_user() {
