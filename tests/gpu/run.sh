@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh — the checks that need a real NVIDIA GPU (issues 18.4 and 19.6), for a machine lent with one.
+# Not part of ctest (nothing here runs without a GPU); see tests/gpu/README.md.
+#
+# usage: tests/gpu/run.sh MUSTER_BINARY PYTHON [OUT_DIR]
+#   MUSTER_BINARY  a built muster (build/muster)
+#   PYTHON         an interpreter with torch built for CUDA (a venv's bin/python); accelerate optional
+#   OUT_DIR        where every check's output, run directory and the summary go (default: $OUT, else ./gpu-out)
+#
+# Every check runs on localhost (local transport) under `timeout`, saves its output as OUT_DIR/<check>.log and its
+# run directory as OUT_DIR/<check>-run/, and ends as PASS, FAIL or SKIP (with the reason: a missing package or too
+# few GPUs is a SKIP, never a PASS). The summary is printed and saved as OUT_DIR/summary.txt; the exit status is 1
+# when any check failed, else 0.
+#   doctor      muster doctor --import-torch: torch imports with CUDA, the GPUs and the driver are seen
+#   nccl        a NCCL all_reduce on every GPU of this machine (one rank per GPU)
+#   accelerate  launch --per-node -- accelerate launch (the recipe of docs/recipes.md section 3), NCCL again
+#   badif       a real NCCL failure (NCCL_SOCKET_IFNAME names no interface): the report says "NCCL found no usable
+#               network interface" and fills in the interface doctor picks
+#   exit        (2+ GPUs) a rank exits mid-collective: the report names it as the first failure
+#   watchdog    (2+ GPUs) a rank never joins a collective: NCCL's watchdog times out, the report says so, and the
+#               flight recorder's dump torch wrote on the node is in <run dir>/flight-recorder
+#   stall       --hang-timeout stops a job that stalls after collectives: the stack hook dumped the flight
+#               recorder (torch >= 2.2), and the dump is in <run dir>/flight-recorder, readable with pickle
+set -u -o pipefail
+
+if (($# < 2)); then
+  sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+MUSTER=$(realpath "$1")
+PY=$2
+OUT_DIR=${3:-${OUT:-$PWD/gpu-out}}
+HERE=$(cd "$(dirname "$0")" && pwd)
+JOB_SCRIPT=$HERE/nccl_job.py
+mkdir -p "$OUT_DIR"
+OUT_DIR=$(realpath "$OUT_DIR")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/muster-gpu.XXXXXX")
+export XDG_STATE_HOME=$WORK/state  # muster's job registry and node directories for these checks only
+cd "$WORK" || exit 2
+trap 'cd / && rm -rf "$WORK"' EXIT
+
+RESULTS=()
+# result CHECK PASS|FAIL|SKIP WHY
+result() {
+  RESULTS+=("$(printf '%-10s %-4s %s' "$1" "$2" "$3")")
+  echo "== $1: $2 $3" >&2
+}
+
+# run_muster CHECK SECONDS ARG...: muster ARG... under timeout; output in OUT_DIR/CHECK.log; sets RC and LOG.
+run_muster() {
+  local check=$1 seconds=$2
+  shift 2
+  LOG=$OUT_DIR/$check.log
+  echo "== $check: muster $*" >&2
+  RC=0
+  timeout -k 10 "$seconds" "$MUSTER" "$@" >"$LOG" 2>&1 || RC=$?
+  echo "exit $RC" >>"$LOG"
+}
+
+# keep_run CHECK: copies the check's run directory into OUT_DIR (fixtures for the tests that have no GPU).
+keep_run() { [[ -d muster-runs/$1 ]] && cp -a "muster-runs/$1" "$OUT_DIR/$1-run"; true; }
+
+# has LOG TEXT...: the log contains every TEXT.
+has() {
+  local log=$1 text
+  shift
+  for text in "$@"; do grep -qF -- "$text" "$log" || { MISSING=$text; return 1; }; done
+}
+
+py() { "$PY" -c "$1" 2>/dev/null; }
+
+GPUS=$(py 'import torch; print(torch.cuda.device_count())' || echo 0)
+TORCH=$(py 'import torch; print(torch.__version__)' || echo none)
+HAS_DUMP_API=$(py 'import torch; print(int(hasattr(torch._C._distributed_c10d, "_dump_nccl_trace")))' || echo 0)
+{
+  echo "muster: $("$MUSTER" version 2>&1 | head -n 1)"
+  echo "python: $PY, torch $TORCH, $GPUS GPU(s), flight recorder API: $HAS_DUMP_API"
+  nvidia-smi -L 2>&1 || true
+  # The agent turns the flight recorder on where /dev/nvidiactl exists (src/agent/worker_setup.h).
+  [[ -e /dev/nvidiactl ]] || echo "no /dev/nvidiactl: muster will not turn the flight recorder on (watchdog, stall fail)"
+} | tee "$OUT_DIR/machine.txt" >&2
+
+check_doctor() {
+  run_muster doctor 180 doctor -w localhost --python "$PY" --import-torch --json
+  if ! "$PY" - "$LOG" <<'EOF' >"$OUT_DIR/doctor.check" 2>&1; then
+import json, sys
+text = open(sys.argv[1]).read()
+report = json.loads(text[:text.rindex("}") + 1])
+findings = report["findings"]
+bad = [f for f in findings if f["check"] in ("gpus", "driver", "versions") and f["severity"] == "error"]
+assert not bad, bad
+print("doctor: no GPU, driver or version error")
+EOF
+    result doctor FAIL "doctor's JSON has a GPU/driver/version error or does not parse: $OUT_DIR/doctor.check"
+    return
+  fi
+  run_muster doctor-text 180 doctor -w localhost --python "$PY" --import-torch
+  has "$LOG" "$TORCH" || { result doctor FAIL "doctor does not show torch $TORCH: $LOG"; return; }
+  result doctor PASS "no GPU/driver/version error, torch $TORCH seen (doctor exit $RC: 0 ok, 1 warnings, 2 errors)"
+}
+
+check_nccl() {
+  run_muster nccl 300 launch --job-id nccl --nproc-per-node "$GPUS" -- "$PY" "$JOB_SCRIPT" ok
+  keep_run nccl
+  if ((RC == 0)) && [[ $(grep -c "allreduce ok" "$LOG") == "$GPUS" ]]; then
+    result nccl PASS "$GPUS rank(s) all-reduced on NCCL"
+  else
+    result nccl FAIL "exit $RC, expected $GPUS 'allreduce ok' lines: $LOG"
+  fi
+}
+
+check_accelerate() {
+  local accelerate
+  accelerate=$(dirname "$PY")/accelerate
+  if ! py 'import accelerate' || [[ ! -x $accelerate ]]; then
+    result accelerate SKIP "accelerate is not installed next to $PY"
+    return
+  fi
+  local multi=()
+  ((GPUS > 1)) && multi=(--multi_gpu)  # accelerate refuses --multi_gpu with one process
+  run_muster accelerate 300 launch --job-id accel --per-node -- "$accelerate" launch "${multi[@]}" \
+    --num_processes "$GPUS" --num_machines 1 --machine_rank '{node_rank}' --main_process_ip '{master_addr}' \
+    --main_process_port '{master_port}' "$JOB_SCRIPT" ok
+  keep_run accel
+  if ((RC == 0)) && [[ $(grep -c "allreduce ok" "$LOG") == "$GPUS" ]]; then
+    result accelerate PASS "launch --per-node -- accelerate launch: $GPUS process(es) all-reduced"
+  else
+    result accelerate FAIL "exit $RC, expected $GPUS 'allreduce ok' lines: $LOG"
+  fi
+}
+
+check_badif() {
+  run_muster badif 300 launch --job-id badif --nproc-per-node 1 --env NCCL_SOCKET_IFNAME=muster_noif0 \
+    --env NCCL_DEBUG=WARN -- "$PY" "$JOB_SCRIPT" badif
+  keep_run badif
+  if ((RC != 0)) && has "$LOG" "what happened: NCCL found no usable network interface" "NCCL_SOCKET_IFNAME="; then
+    result badif PASS "exit $RC, diagnosed as nccl-interface"
+  else
+    result badif FAIL "exit $RC; the report lacks '${MISSING:-an exit code}': $LOG"
+  fi
+}
+
+check_exit() {
+  if ((GPUS < 2)); then result exit SKIP "needs 2 GPUs (NCCL refuses two ranks on one GPU)"; return; fi
+  run_muster exit 300 launch --job-id exit --nproc-per-node 2 -- "$PY" "$JOB_SCRIPT" exit
+  keep_run exit
+  if ((RC == 3)) && has "$LOG" "what happened: " "rank 1"; then
+    result exit PASS "exit 3, the report names rank 1"
+  else
+    result exit FAIL "exit $RC (expected rank 1's 3); report: $LOG"
+  fi
+}
+
+check_watchdog() {
+  if ((GPUS < 2)); then result watchdog SKIP "needs 2 GPUs"; return; fi
+  run_muster watchdog 400 launch --job-id watchdog --nproc-per-node 2 --hang-timeout 0 -- "$PY" "$JOB_SCRIPT" watchdog
+  keep_run watchdog
+  if ((RC == 0)) || ! has "$LOG" "what happened: a collective timed out (NCCL watchdog)"; then
+    result watchdog FAIL "exit $RC; no watchdog diagnosis: $LOG"
+  elif [[ $HAS_DUMP_API == 1 ]] && [[ ! -s muster-runs/watchdog/flight-recorder/nccl_trace_rank_0 ]]; then
+    result watchdog FAIL "no flight recorder dump of rank 0 in the run directory: $(ls -la muster-runs/watchdog)"
+  else
+    result watchdog PASS "diagnosed; dumps: $(cd muster-runs/watchdog/flight-recorder 2>/dev/null && echo *)"
+  fi
+}
+
+check_stall() {
+  if [[ $HAS_DUMP_API != 1 ]]; then result stall SKIP "torch $TORCH has no flight recorder API (needs >= 2.2)"; return; fi
+  run_muster stall 300 launch --job-id stall --nproc-per-node "$GPUS" --hang-timeout 30 -- "$PY" "$JOB_SCRIPT" stall
+  keep_run stall
+  local dump=muster-runs/stall/flight-recorder/nccl_trace_rank_0
+  if ((RC != 124)); then
+    result stall FAIL "exit $RC, expected 124 (stalled): $LOG"
+  elif [[ ! -s $dump ]]; then
+    result stall FAIL "no flight recorder dump in the run directory: $(ls -la muster-runs/stall)"
+  elif ! "$PY" -c 'import pickle, sys; d = pickle.load(open(sys.argv[1], "rb")); assert d["entries"], d; print(len(d["entries"]), "entries")' \
+    "$dump" >>"$LOG" 2>&1; then
+    result stall FAIL "the dump does not unpickle to entries: $LOG"
+  elif ! has "$LOG" "$dump"; then
+    result stall FAIL "the report does not point to $dump: $LOG"
+  else
+    result stall PASS "stopped (124); $(tail -n 2 "$LOG" | head -n 1) in $dump"
+  fi
+}
+
+if ((GPUS < 1)); then
+  result all FAIL "$PY sees no CUDA GPU (torch $TORCH)"
+else
+  check_doctor
+  check_nccl
+  check_accelerate
+  check_badif
+  check_exit
+  check_watchdog
+  check_stall
+fi
+
+printf '%s\n' "${RESULTS[@]}" | tee "$OUT_DIR/summary.txt"
+! grep -q '^[a-z-]* *FAIL' "$OUT_DIR/summary.txt"
