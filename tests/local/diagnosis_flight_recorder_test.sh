@@ -9,7 +9,8 @@
 #      here with the API's shape, whose dump takes 1.5 s) for the flight recorder; the stacks still come, the job
 #      is stopped only once the dump is whole, and it is in the run directory. A rank whose dump fails still
 #      gives its stack.
-#   3. without GPUs, none of the flight recorder's variables is set and no directory appears.
+#   3. a dump over 8 MiB stays on its node and the report says where;
+#   4. without GPUs, none of the flight recorder's variables is set and no directory appears.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 export XDG_STATE_HOME=$WORK/state  # this test's jobs and node directories only
@@ -95,6 +96,21 @@ stall_dump() {
   [[ $(grep -c "wait_in_all_reduce" "$run/stacks-1.txt") -ge 2 ]] || fail "not every rank's stack: $(cat "$run/stacks-1.txt")"
 }
 
+# A dump over the 8 MiB the agent carries stays on its node: the report names it there, the run directory has none.
+too_large() {
+  job large
+  local out rc=0 run=muster-runs/$JOB
+  out=$(MUSTER_NODE_GPUS=1 "$MUSTER" launch --job-id "$JOB" -- /usr/bin/python3 -c '
+import os, sys
+with open(os.environ["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] + "0", "wb") as f:
+    f.write(b"x" * (9 << 20))
+sys.exit(1)' 2>&1) || rc=$?
+  assert_eq 1 "$rc" "exit code of the job with a large dump"
+  assert_contains "$out" "/flight-recorder-0/nccl_trace_rank_0 on localhost (too large to bring here)" \
+    "the report names a dump left on its node"
+  [[ ! -e $run/flight-recorder/nccl_trace_rank_0 ]] || fail "a dump over 8 MiB was copied"
+}
+
 no_gpus() {
   job cpu
   local out
@@ -110,4 +126,5 @@ raise SystemExit(3)' 2>&1) || true
 
 watchdog_timeout
 stall_dump
+too_large
 no_gpus
