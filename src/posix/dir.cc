@@ -213,8 +213,8 @@ Result<void> set_mtime_opened(int fd, int parent, const std::string& name, int64
 
 }  // namespace
 
-Result<void> Dir::set_meta(const std::string& name, std::optional<uint32_t> mode,
-                           std::optional<int64_t> mtime_ns) const {
+Result<FileStat> Dir::set_meta(const std::string& name, std::optional<uint32_t> mode,
+                               std::optional<int64_t> mtime_ns) const {
   int fd = ::openat(fd_.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return sys_error(errno);
   Fd entry(fd);
@@ -223,10 +223,13 @@ Result<void> Dir::set_meta(const std::string& name, std::optional<uint32_t> mode
   if (S_ISLNK(st.st_mode)) return sys_error(ELOOP);
   if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return sys_error(EINVAL);
   if (mode && (st.st_mode & 07777) != *mode) {
-    if (auto set = chmod_opened(fd, fd_.get(), name, S_ISDIR(st.st_mode), *mode); !set) return set;
+    if (auto set = chmod_opened(fd, fd_.get(), name, S_ISDIR(st.st_mode), *mode); !set) return set.error();
   }
-  if (mtime_ns) return set_mtime_opened(fd, fd_.get(), name, *mtime_ns);
-  return {};
+  if (mtime_ns) {
+    if (auto set = set_mtime_opened(fd, fd_.get(), name, *mtime_ns); !set) return set.error();
+  }
+  if (::fstat(fd, &st) != 0) return sys_error(errno);
+  return file_stat_of(st);
 }
 
 Result<void> Dir::chmod_self(uint32_t mode) const {

@@ -84,8 +84,9 @@ class Dir {
   // `name` is swapped for one meanwhile: the entry is opened O_PATH|O_NOFOLLOW, a link is refused (ELOOP), and
   // both changes act on that descriptor (through /proc/self/fd; without /proc, an O_NOFOLLOW descriptor of a
   // regular file or directory and fchmod, and utimensat with AT_SYMLINK_NOFOLLOW). fchmodat(2) is never used:
-  // on Linux it cannot refuse a symbolic link.
-  Result<void> set_meta(const std::string& name, std::optional<uint32_t> mode, std::optional<int64_t> mtime_ns) const;
+  // on Linux it cannot refuse a symbolic link. Returns the entry's metadata afterwards, from that descriptor.
+  Result<FileStat> set_meta(const std::string& name, std::optional<uint32_t> mode,
+                            std::optional<int64_t> mtime_ns) const;
   Result<void> chmod_self(uint32_t mode) const;
 
  private:

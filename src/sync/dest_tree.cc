@@ -41,6 +41,51 @@ Result<posix::Dir> open_dir_at(const posix::Dir& parent, const std::string& name
   return io_error(root, shown, "open directory", dir.error());
 }
 
+constexpr size_t kMaxTempStem = 160;  // bytes of the name kept in its temporary's name (within NAME_MAX)
+
+// `.<name>.muster-tmp-<suffix>` next to `name`.
+std::string link_temp_name(const std::string& name, std::string_view suffix) {
+  return "." + name.substr(0, kMaxTempStem) + std::string(kTempMarker) + std::string(suffix);
+}
+
+bool same_file(const posix::FileStat& a, const posix::FileStat& b) {
+  return a.inode == b.inode && a.device == b.device;
+}
+
+// The lock file that claims a link's temporary `temp` for a live writer (kTempLockSuffix): created and flocked
+// before the temporary exists, removed after the temporary's name is gone (renamed, or removed on failure).
+class TempClaim {
+ public:
+  static Result<TempClaim> make(const posix::Dir& dir, const std::string& temp) {
+    std::string name = temp + std::string(kTempLockSuffix);
+    (void)dir.remove(name, false);  // this writer's own leftover (the writer is part of the name)
+    auto fd = dir.create_file(name, 0600);
+    if (!fd) return fd.error();
+    (void)posix::try_lock_exclusive(fd->get());  // a new file: nobody else holds it
+    return TempClaim(dir, std::move(name), std::move(*fd));
+  }
+  TempClaim(TempClaim&&) = default;
+  TempClaim& operator=(TempClaim&&) = delete;
+  ~TempClaim() {
+    if (fd_.valid()) (void)dir_.remove(name_, false);  // the name first, then the lock (with the descriptor)
+  }
+
+ private:
+  TempClaim(const posix::Dir& dir, std::string name, posix::Fd fd)
+      : dir_(dir), name_(std::move(name)), fd_(std::move(fd)) {}
+  const posix::Dir& dir_;
+  std::string name_;
+  posix::Fd fd_;
+};
+
+// Whether a live writer holds the lock file of the temporary `temp` in `dir` (TempClaim).
+bool claimed_by_live_writer(const posix::Dir& dir, const std::string& temp) {
+  auto fd = dir.open_read(temp + std::string(kTempLockSuffix));
+  if (!fd) return false;  // no lock file: no writer claims it
+  auto locked = posix::try_lock_exclusive(fd->get());
+  return locked && !*locked;
+}
+
 }  // namespace
 
 std::string dest_display(const std::string& root, std::string_view path) {
@@ -125,11 +170,11 @@ Result<void> DestTree::make_dir(std::string_view path) const {
   return {};
 }
 
-Result<void> DestTree::set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const {
+Result<posix::FileStat> DestTree::set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const {
   auto parent = parent_of(path, false);
   if (!parent) return parent.error();
   auto set = parent->dir.set_meta(parent->name, mode, mtime_ns);
-  if (set) return {};
+  if (set) return set;
   if (set.error().sys == ELOOP) return make_error(ErrorKind::io, "{} is a symbolic link", dest_display(path_, path));
   return io_error(path_, path, "set the mode and time of", set.error());
 }
@@ -170,7 +215,9 @@ Result<void> DestTree::make_symlink(std::string_view path, std::string_view targ
                                     std::string_view temp_suffix) const {
   auto parent = parent_of(path, true);
   if (!parent) return parent.error();
-  std::string temp = "." + parent->name + std::string(kTempMarker) + std::string(temp_suffix);
+  std::string temp = link_temp_name(parent->name, temp_suffix);
+  auto claim = TempClaim::make(parent->dir, temp);
+  if (!claim) return io_error(path_, path, "create a lock file for", claim.error());
   (void)parent->dir.remove(temp, false);
   if (auto made = parent->dir.symlink(std::string(target), temp); !made) {
     return io_error(path_, path, "create symbolic link", made.error());
@@ -194,7 +241,11 @@ Result<void> DestTree::make_hardlink(std::string_view path, std::string_view tar
   }
   auto parent = parent_of(path, true);
   if (!parent) return parent.error();
-  std::string temp = "." + parent->name + std::string(kTempMarker) + std::string(temp_suffix);
+  // Already that file: rename(2) of one name of a file onto another does nothing, and would leave the temporary.
+  if (auto there = parent->dir.stat(parent->name); there && *there && same_file(**there, **st)) return {};
+  std::string temp = link_temp_name(parent->name, temp_suffix);
+  auto claim = TempClaim::make(parent->dir, temp);
+  if (!claim) return io_error(path_, path, "create a lock file for", claim.error());
   (void)parent->dir.remove(temp, false);
   if (auto made = from->dir.link(from->name, parent->dir, temp); !made) {
     return io_error(path_, path, "create hard link", made.error());
@@ -212,6 +263,7 @@ Result<bool> DestTree::remove_stale_temp(std::string_view path, int64_t now_ns, 
   auto st = parent->dir.stat(parent->name);
   if (!st) return io_error(path_, path, "inspect", st.error());
   if (!*st || (*st)->is_dir() || now_ns - (*st)->mtime_ns < grace_ns) return false;
+  if (claimed_by_live_writer(parent->dir, parent->name)) return false;
   posix::Fd held;  // the lock, held until the name is gone
   if ((*st)->is_file()) {
     auto fd = parent->dir.open_read(parent->name);

@@ -15,6 +15,9 @@
 
 namespace muster::sync {
 
+// The lock file of a link's temporary is that temporary's name plus this (itself a temporary name).
+inline constexpr std::string_view kTempLockSuffix = ".lock";
+
 // A directory of the destination (an open fd) and the last component of a path inside it.
 struct ParentDir {
   posix::Dir dir;
@@ -39,8 +42,9 @@ class DestTree {
   // Makes a directory (owner-writable until set_meta gives it its final mode); an existing directory is fine.
   Result<void> make_dir(std::string_view path) const;
   // Sets the permission bits and the modification time of `path`, never through a symbolic link, also when
-  // `path` is swapped for one meanwhile (posix::Dir::set_meta acts on a descriptor of the entry).
-  Result<void> set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const;
+  // `path` is swapped for one meanwhile (posix::Dir::set_meta acts on a descriptor of the entry). Returns the
+  // metadata of the entry it changed, afterwards (from that descriptor).
+  Result<posix::FileStat> set_meta(std::string_view path, uint32_t mode, int64_t mtime_ns) const;
   // Gives the owner write permission on the directory that holds `path` (the root for a top-level path) when it
   // lacks it and this process owns the directory, so that a read-only directory of the source (0555) can be
   // updated by its non-root owner, as rsync does. Returns the directory (relative path, "" for the root) and
@@ -51,12 +55,17 @@ class DestTree {
   // Creates or replaces the symlink `path` with text `target` (through a temporary name and rename). Where the
   // link points is the head's business: nothing here ever follows one.
   Result<void> make_symlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
-  // Makes `path` another name of the regular file `target` (a hard link, through a temporary name and rename).
+  // Makes `path` another name of the regular file `target` (a hard link, through a temporary name and rename;
+  // nothing to do when `path` is that file already).
+  // Both links' temporaries `.<name>.muster-tmp-<temp_suffix>` (the suffix names the writer) are claimed by a
+  // lock file `<temporary>.lock` that the writer creates and flocks first and removes last: a hard link shares
+  // its target's inode and old mtime, and a symbolic link cannot be locked, so neither shows by itself that a
+  // live writer is about to rename it.
   Result<void> make_hardlink(std::string_view path, std::string_view target, std::string_view temp_suffix) const;
   // Removes the leftover temporary `path` of an interrupted sync, unless a live writer holds it: a writer keeps
-  // an exclusive flock on its temporary file while it writes, and the kernel drops it when that writer dies.
-  // A temporary younger than `grace_ns` (by mtime) is kept too (a writer between creating and locking it; a
-  // link's temporary, which lives for one rename). Returns whether it was removed.
+  // an exclusive flock on its temporary file while it writes (on a link's temporary's lock file while it lives),
+  // and the kernel drops it when that writer dies. A temporary younger than `grace_ns` (by mtime) is kept too (a
+  // writer between creating and locking it). Returns whether it was removed.
   Result<bool> remove_stale_temp(std::string_view path, int64_t now_ns, int64_t grace_ns) const;
 
  private:

@@ -108,6 +108,12 @@ void HashCache::store(const std::string& relative_path, const FileIdentity& iden
   item.used = true;
 }
 
+std::optional<FileIdentity> HashCache::known_identity(const std::string& relative_path) const {
+  auto found = entries_.find(relative_path);
+  if (found == entries_.end()) return std::nullopt;
+  return found->second.identity;
+}
+
 void HashCache::forget_unused() {
   size_t before = entries_.size();
   std::erase_if(entries_, [](const auto& pair) { return !pair.second.used; });

@@ -39,6 +39,8 @@ class HashCache {
 
   std::optional<uint64_t> lookup(const std::string& relative_path, const FileIdentity& identity) const;
   void store(const std::string& relative_path, const FileIdentity& identity, uint64_t hash);
+  // The identity `relative_path` had when its hash was stored (or loaded); nullopt when there is none.
+  std::optional<FileIdentity> known_identity(const std::string& relative_path) const;
   // Drops entries not looked up or stored since load (files that went away), so the cache does not grow.
   void forget_unused();
 

@@ -370,9 +370,16 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
     if (auto made = apply_commit_entry(entry); !made) return done(made.error().message);
   }
   for (const auto& file : *touch) {
-    if (auto set = tree->set_meta(file.path, file.mode, file.mtime_ns); !set) return done(set.error().message);
-    auto st = posix::lstat_path(dest_display(tree->root(), file.path));
-    if (st && *st && (*st)->is_file()) cache.store(file.path, identity_of(**st), file.hash);
+    auto set = tree->set_meta(file.path, file.mode, file.mtime_ns);
+    if (!set) return done(set.error().message);
+    // The new identity (ctime, maybe mtime) comes from the descriptor set_meta changed, and is recorded only when
+    // that is still the file the scan hashed: a file swapped in since is hashed again by the next scan, never
+    // taken for the source's content.
+    auto scanned = cache.known_identity(file.path);
+    if (set->is_file() && scanned && scanned->inode == set->inode && scanned->device == set->device &&
+        scanned->size == set->size) {
+      cache.store(file.path, identity_of(*set), file.hash);
+    }
   }
   // Deepest first: setting a directory's time must come after every change inside it.
   std::vector<Entry> deepest_first = *dirs;

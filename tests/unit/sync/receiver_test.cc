@@ -3,13 +3,19 @@
 // written through a symlink that is already in the destination.
 #include "sync/receiver.h"
 
+#include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -18,6 +24,7 @@
 #include <xxhash.h>
 
 #include "sync/exclude.h"
+#include "sync/hash_cache.h"
 #include "sync/manifest.h"
 #include "sync/plan.h"
 
@@ -323,17 +330,21 @@ TEST_F(ReceiverTest, CommitNeverChangesWhatASwappedInSymlinkPointsTo) {
   open(r);
   std::atomic<bool> stop{false};
   std::atomic<long> swaps{0};
+  std::atomic<long> dir_swaps{0};
+  // A directory cannot be renamed over (rename(2) of a link onto d fails with EISDIR): d and a link to the
+  // outside directory trade places atomically (RENAME_EXCHANGE), and back.
+  std::string dir_link = root_ + "/.t", d = root_ + "/d";
+  fs::create_directory_symlink(outside_dir, dir_link);
+  auto exchange = [&] { return ::renameat2(AT_FDCWD, dir_link.c_str(), AT_FDCWD, d.c_str(), RENAME_EXCHANGE) == 0; };
   std::thread swapper([&] {
     std::error_code ignored;
     while (!stop) {
       fs::create_symlink(outside, root_ + "/.s", ignored);
       fs::rename(root_ + "/.s", root_ + "/f", ignored);
-      fs::create_directory_symlink(outside_dir, root_ + "/.t", ignored);
-      fs::rename(root_ + "/.t", root_ + "/d", ignored);  // (fails while d is a directory: rename is no rmdir)
+      bool swapped = exchange();  // d is now the link
       std::ofstream(root_ + "/.r") << "file";
       fs::rename(root_ + "/.r", root_ + "/f", ignored);
-      fs::remove(root_ + "/d", ignored);
-      fs::create_directory(root_ + "/d", ignored);
+      if (swapped && exchange()) dir_swaps++;
       swaps++;
     }
   });
@@ -354,10 +365,190 @@ TEST_F(ReceiverTest, CommitNeverChangesWhatASwappedInSymlinkPointsTo) {
   ASSERT_EQ(::stat(outside.c_str(), &after), 0);
   ASSERT_EQ(::stat(outside_dir.c_str(), &after_dir), 0);
   EXPECT_GE(swaps.load(), 2000) << "the swapper hardly ran (" << rounds << " commits)";
+  EXPECT_GE(dir_swaps.load(), 1000) << "d was seldom a symbolic link (" << swaps.load() << " swaps)";
   EXPECT_EQ(after.st_mode & 07777, 0600u) << "a commit changed the mode of a file outside through a symlink";
   EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
   EXPECT_EQ(after_dir.st_mode & 07777, 0700u) << "a commit changed the mode of a directory outside";
   EXPECT_EQ(after_dir.st_mtim.tv_sec, before_dir.st_mtim.tv_sec);
+}
+
+// Runs `body` in a child process as a user other than root who owns everything under `base` (root itself when
+// the tests run as another user): root writes into a read-only directory without making it writable, so the
+// receiver's unlock path runs only for an ordinary owner. Returns body's exit code, or -1 if the child failed.
+int run_as_owner(const std::string& base, const std::function<int()>& body) {
+  constexpr uid_t kNobody = 65534;
+  bool root = ::geteuid() == 0;
+  if (root) {
+    if (::lchown(base.c_str(), kNobody, kNobody) != 0) return -1;
+    for (const auto& entry : fs::recursive_directory_iterator(base)) {
+      if (::lchown(entry.path().c_str(), kNobody, kNobody) != 0) return -1;
+    }
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (root && (::setgroups(0, nullptr) != 0 || ::setresgid(kNobody, kNobody, kNobody) != 0 ||
+                 ::setresuid(kNobody, kNobody, kNobody) != 0)) {
+      ::_exit(100);
+    }
+    ::_exit(body());
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// chmod of a directory that is never a symbolic link's target (the test's own moves must not change what is
+// outside either).
+void chmod_dir_no_follow(const std::string& path, mode_t mode) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fchmod(fd, mode);
+  ::close(fd);
+}
+
+// A read-only directory (0555) that its owner updates is made owner-writable for the session and gets its mode
+// back at commit (DestTree::unlock_parent_of, relock). Meanwhile the directory is swapped again and again for a
+// symbolic link to a directory outside: that directory's mode never changes, neither by the unlock
+// nor by the relock (each acts on a descriptor of the directory it checked). With a chmod by path the outside
+// directory turns 0755 within a few hundred rounds.
+TEST_F(ReceiverTest, UnlockingAReadOnlyDirectoryNeverChangesASwappedInTarget) {
+  std::string outside = base_ + "/outside-ro", ro = root_ + "/ro";
+  fs::create_directories(outside);
+  fs::create_directories(ro + "/d");
+  fs::create_directories(base_ + "/cache");
+  ASSERT_EQ(::chmod(outside.c_str(), 0750), 0);  // neither what the unlock (0755) nor the relock (0555) sets
+  ASSERT_EQ(::chmod(ro.c_str(), 0555), 0);
+  int code = run_as_owner(base_, [&]() -> int {
+    Receiver r;
+    open(r);
+    std::atomic<bool> stop{false};
+    std::atomic<long> swaps{0};
+    // ro and a link to the outside directory trade places atomically (RENAME_EXCHANGE), and back: ro is never
+    // missing, so the receiver never makes a new one.
+    std::string link = root_ + "/.t";
+    fs::create_directory_symlink(outside, link);
+    std::thread swapper([&] {
+      while (!stop) {
+        if (::renameat2(AT_FDCWD, link.c_str(), AT_FDCWD, ro.c_str(), RENAME_EXCHANGE) != 0) continue;
+        if (::renameat2(AT_FDCWD, link.c_str(), AT_FDCWD, ro.c_str(), RENAME_EXCHANGE) == 0) swaps++;
+        std::this_thread::yield();
+      }
+    });
+    // Each round removes and makes ro/d, which needs ro writable, then commits (ro gets 0555 back).
+    Entry sub{"ro/d", EntryKind::directory, 0755, 0, 0, 0, ""};
+    std::string make_sub = encode_entries({sub});
+    long arrived = 0, rounds = 0;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (; rounds < 20000 || ((arrived < 500 || swaps < 1000) && std::chrono::steady_clock::now() < deadline);
+         ++rounds) {
+      chmod_dir_no_follow(ro, 0555);  // (in case a relock missed it while swapped out)
+      auto prepared = r.handle(SyncPrepare{1, {"ro/d"}, make_sub});
+      if (std::get<SyncStepDone>(prepared.at(0)).error.empty()) ++arrived;
+      r.handle(SyncCommit{1, "", "", ""});  // gives the directory its mode back
+    }
+    stop = true;
+    swapper.join();
+    struct stat st;
+    if (::stat(outside.c_str(), &st) != 0) return 3;
+    if ((st.st_mode & 07777) != 0750) {
+      std::fprintf(stderr, "the outside directory is now %o after %ld rounds\n", st.st_mode & 07777, rounds);
+      return 1;
+    }
+    std::fprintf(stderr, "%ld rounds, %ld updates of ro, %ld swaps\n", rounds, arrived, swaps.load());
+    if (arrived < 500 || swaps < 1000) {
+      std::fprintf(stderr, "the race hardly ran: %ld updates of ro, %ld swaps in %ld rounds\n", arrived,
+                   swaps.load(), rounds);
+      return 2;
+    }
+    return 0;
+  });
+  EXPECT_EQ(code, 0) << "1: a mode outside changed; 2: too few rounds; 100: cannot become uid 65534";
+  struct stat st;
+  ASSERT_EQ(::stat(outside.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0750u) << "the unlock or relock changed a directory outside through a link";
+}
+
+// Two syncs into one destination: B opens it (and removes leftovers of dead writers) again and again while A
+// makes hard links and symbolic links. A link's temporary shares its target's old mtime (a hard link) or cannot
+// be locked (a symbolic link), so B must learn from A's lock file next to it that a live writer is about to
+// rename it: A's every commit succeeds and no temporary is left.
+TEST_F(ReceiverTest, AnotherSyncNeverTakesALinksTemporaryForALeftover) {
+  std::string content = "linked content";
+  Receiver a;
+  open(a);
+  // Two files to link to in turn, so that every commit replaces every link (mtime in 2020: far older than any
+  // grace period).
+  std::vector<SyncFile> targets = {file_header(1, "a", content), file_header(2, "b", content)};
+  for (const auto& header : targets) {
+    a.handle(header);
+    auto arrived = a.handle(SyncData{1, header.file, SyncCodec::raw, static_cast<uint32_t>(content.size()), content});
+    ASSERT_EQ(std::get<SyncAck>(arrived.at(0)).state, SyncAckState::done);
+  }
+  std::vector<std::string> commits_to;
+  for (const auto& target : {"a", "b"}) {
+    std::vector<Entry> links;
+    for (int i = 0; i < 64; ++i) {
+      links.push_back(Entry{"h" + std::to_string(i), EntryKind::hardlink, 0644, content.size(), targets[0].mtime_ns,
+                            targets[0].hash, target});
+      links.push_back(Entry{"s" + std::to_string(i), EntryKind::symlink, 0777, 1, 0, 0, target});
+    }
+    std::sort(links.begin(), links.end(), [](const Entry& x, const Entry& y) { return x.path < y.path; });
+    commits_to.push_back(encode_entries(links));
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<long> opens{0};
+  std::thread other([&] {
+    while (!stop) {
+      Receiver b;
+      open(b);
+      opens++;
+    }
+  });
+  std::string first_error;
+  long commits = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (; first_error.empty() && (commits < 300 || opens < 300) && std::chrono::steady_clock::now() < deadline;
+       ++commits) {
+    auto done = a.handle(SyncCommit{1, commits_to[commits % 2], "", ""});
+    first_error = std::get<SyncStepDone>(done.at(0)).error;
+  }
+  stop = true;
+  other.join();
+  EXPECT_EQ(first_error, "") << "after " << commits << " commits and " << opens << " opens by the other sync";
+  EXPECT_GE(opens.load(), 300) << "the other sync hardly ran";
+  EXPECT_TRUE(temporaries().empty());
+  EXPECT_EQ(fs::hard_link_count(root_ + "/a") + fs::hard_link_count(root_ + "/b"), 66u);
+}
+
+// A file whose content the node has already (the commit only sets its mode and time) but which another file
+// replaced between the scan and the commit: the hash cache must not record the newcomer with the source's
+// hash, or every later sync would take its content for the source's and skip it.
+TEST_F(ReceiverTest, AFileSwappedInBeforeTheCommitIsNotRecordedWithTheSourcesHash) {
+  fs::create_directories(root_);
+  std::ofstream(root_ + "/f") << "same";
+  Receiver r;
+  open(r);  // hashes f and remembers it
+  std::ofstream(root_ + "/.new") << "evil";  // the same size
+  fs::rename(root_ + "/.new", root_ + "/f");
+  Entry touch{"f", EntryKind::file, 0600, 4, 1'400'000'000'000'000'000, XXH3_64bits("same", 4), ""};
+  auto committed = r.handle(SyncCommit{1, "", encode_entries({touch}), ""});
+  EXPECT_EQ(std::get<SyncStepDone>(committed.at(0)).error, "");
+  Receiver again;
+  auto entries = decode_entries(std::get<SyncManifest>(open(again).at(0)).entries);
+  ASSERT_TRUE(entries.has_value());
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].hash, XXH3_64bits("evil", 4)) << "the swapped-in file was recorded with the source's hash";
+  // The file the scan hashed gets its new identity recorded: the next scan reads nothing.
+  Entry touch_again{"f", EntryKind::file, 0644, 4, 1'300'000'000'000'000'000, XXH3_64bits("evil", 4), ""};
+  committed = again.handle(SyncCommit{1, "", encode_entries({touch_again}), ""});
+  EXPECT_EQ(std::get<SyncStepDone>(committed.at(0)).error, "");
+  struct stat st;
+  ASSERT_EQ(::lstat((root_ + "/f").c_str(), &st), 0);
+  FileIdentity now{static_cast<uint64_t>(st.st_size),
+                   st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+                   st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec, st.st_ino, st.st_dev};
+  EXPECT_EQ(HashCache::load(HashCache::path_for(root_)).lookup("f", now), XXH3_64bits("evil", 4));
 }
 
 TEST_F(ReceiverTest, FramesBeforeOpenAreAnError) {
