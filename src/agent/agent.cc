@@ -87,12 +87,17 @@ protocol::Hello make_hello(const std::string& node_name) {
 }
 
 // EMFILE names the limit and how to raise it (the head checks the limit before a launch: launch/fd_budget.h).
-std::string pipe_failure(const Error& error) {
+// `children`: the agents this one started below it in the launch tree, 3 pipes each.
+std::string pipe_failure(const Error& error, size_t children) {
   std::string text = "cannot create pipes: " + error.message;
   if (error.sys != EMFILE && error.sys != ENFILE) return text;
-  return text + fmt::format(" (the open-file limit (RLIMIT_NOFILE) here is {}, and every worker holds 2 pipes: raise "
-                            "the hard limit, `nofile` in /etc/security/limits.conf, or run fewer ranks per node)",
-                            posix::limit_text(posix::open_file_limit().soft));
+  std::string relays = children == 0 ? "" : fmt::format(", and each of the {} agents this node started below it "
+                                                        "in the launch tree 3", children);
+  return text + fmt::format(" (the open-file limit (RLIMIT_NOFILE) here is {}, and every worker holds 2 pipes{}: "
+                            "raise the hard limit, `nofile` in /etc/security/limits.conf, or run fewer ranks per "
+                            "node{})",
+                            posix::limit_text(posix::open_file_limit().soft), relays,
+                            children == 0 ? "" : " or give a smaller --fanout");
 }
 
 class Agent {
@@ -381,7 +386,7 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   }
   auto out = posix::make_pipe();
   auto err = posix::make_pipe();
-  if (!out || !err) return fail(pipe_failure(out ? err.error() : out.error()));
+  if (!out || !err) return fail(pipe_failure(out ? err.error() : out.error(), children_.size()));
   posix::SpawnOptions spawn;
   spawn.argv = request.argv;  // argv[0] is looked up in the PATH of `env`, the worker's own
   spawn.env = std::move(env);

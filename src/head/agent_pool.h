@@ -110,6 +110,9 @@ class AgentPool {
   size_t connections() const;
   // The depth of the tree as connected (1: the star).
   size_t depth() const;
+  // The launch tree as planned (before any node a relay could not start is reached directly instead): who
+  // starts which agent (launch/fd_budget.h counts descriptors from it).
+  const RelayTree& tree() const { return tree_; }
   // What the user should know about how the pool connected (a relay that could not start a node).
   const std::vector<std::string>& notes() const { return notes_; }
 

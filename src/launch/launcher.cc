@@ -247,9 +247,11 @@ Result<void> Launcher::open_logs() {
 // --- the job ----------------------------------------------------------------------------------------------
 
 Result<void> Launcher::check_node_limits() const {
+  std::vector<size_t> children = relay_children(pool_.tree());  // an inner node of the tree holds their connections
   for (const auto& node : gang_plan_.nodes) {
-    const auto& hello = pool_.hello(static_cast<size_t>(node.node_rank));
-    auto fits = check_node_descriptors(node.host.name, static_cast<int>(node.ranks.size()), hello.max_open_files);
+    auto index = static_cast<size_t>(node.node_rank);
+    auto fits = check_node_descriptors(node.host.name, static_cast<int>(node.ranks.size()), children.at(index),
+                                       pool_.hello(index).max_open_files);
     if (!fits) return fits.error();
   }
   return {};
@@ -756,12 +758,6 @@ Result<int> Launcher::run_job() {
 }  // namespace
 
 Result<int> run_launch(const LaunchOptions& options, const LaunchHooks& hooks) {
-  auto limit = posix::open_file_limit();
-  if (auto fits = check_head_descriptors(static_cast<int>(options.plan.nodes.size()), options.plan.world_size,
-                                         limit.soft, limit.hard);
-      !fits) {
-    return fits.error();
-  }
   posix::SignalBlock signals;
   std::vector<head::PoolNode> nodes;
   for (const auto& node : options.plan.nodes) {
@@ -779,6 +775,13 @@ Result<int> run_launch(const LaunchOptions& options, const LaunchHooks& hooks) {
   pool_options.virtual_nodes = options.virtual_nodes;
   auto pool = head::AgentPool::create(std::move(nodes), pool_options);
   if (!pool) return pool.error();
+  // Before any agent starts: the head holds a connection to each node it starts itself (the pool's tree).
+  auto limit = posix::open_file_limit();
+  if (auto fits = check_head_descriptors(static_cast<int>(options.plan.nodes.size()), head_connections((*pool)->tree()),
+                                         options.plan.world_size, limit.soft, limit.hard);
+      !fits) {
+    return fits.error();
+  }
   Launcher launcher(options, **pool, hooks);
   if (auto opened = launcher.open_logs(); !opened) return opened.error();
   Result<int> code = 0;

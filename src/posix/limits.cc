@@ -3,6 +3,8 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "posix/original_limit.h"
@@ -45,6 +47,25 @@ OpenFileLimit raise_open_file_limit() {
 
 std::string limit_text(uint64_t value) {
   return value == OpenFileLimit::kUnlimited ? std::string("unlimited") : std::to_string(value);
+}
+
+uint64_t process_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NPROC, &limit) != 0) return OpenFileLimit::kUnlimited;
+  return from_rlim(limit.rlim_cur);
+}
+
+Error fork_failure(const std::string& what, int code) {
+  std::string text = fmt::format("cannot start {}: fork: {}", what, std::strerror(code));
+  if (code == EAGAIN) {
+    text += fmt::format(" (the limit on your user's processes, RLIMIT_NPROC, is {} here: see `ulimit -u`, raise it "
+                        "with `nproc` in /etc/security/limits.conf and log in again; or the system's or the "
+                        "cgroup's process limit is reached: pids.max, kernel.threads-max)",
+                        limit_text(process_limit()));
+  }
+  Error error = make_error(ErrorKind::io, "{}", text);
+  error.sys = code;
+  return error;
 }
 
 namespace detail {

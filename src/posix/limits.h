@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "util/result.h"
+
 namespace muster::posix {
 
 struct OpenFileLimit {
@@ -26,5 +28,12 @@ OpenFileLimit raise_open_file_limit();
 
 // "1024" or "unlimited".
 std::string limit_text(uint64_t value);
+
+// The soft limit on this user's processes (RLIMIT_NPROC, `ulimit -u`); OpenFileLimit::kUnlimited when none.
+uint64_t process_limit();
+
+// What a failed fork(2) of `what` says: the system's words, and for EAGAIN the process limit (RLIMIT_NPROC)
+// and how to raise it, since that is what a big job usually runs into. `sys` carries errno.
+Error fork_failure(const std::string& what, int code);
 
 }  // namespace muster::posix

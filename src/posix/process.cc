@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "posix/fd.h"
+#include "posix/limits.h"
 #include "posix/original_limit.h"
 #include "posix/original_mask.h"
 #include "posix/pipe.h"
@@ -256,7 +257,7 @@ Result<Process> fork_call(int stdin_fd, const char* name, int (*body)()) {
   if (!null.valid()) return make_error(ErrorKind::io, "cannot open /dev/null: {}", std::strerror(errno));
   sigset_t mask = detail::original_signal_mask();
   pid_t pid = ::fork();
-  if (pid < 0) return make_error(ErrorKind::io, "cannot start a helper process: fork: {}", std::strerror(errno));
+  if (pid < 0) return fork_failure("a helper process", errno);
   if (pid == 0) {
     reset_signals(mask);
     (void)::prctl(PR_SET_NAME, name);
@@ -282,9 +283,7 @@ Result<Process> spawn(const SpawnOptions& options) {
   if (!error_pipe) return error_pipe.error();
 
   pid_t pid = ::fork();
-  if (pid < 0) {
-    return make_error(ErrorKind::io, "cannot start '{}': {}", options.argv[0], std::strerror(errno));
-  }
+  if (pid < 0) return fork_failure("'" + options.argv[0] + "'", errno);
   if (pid == 0) exec_child(plan, error_pipe->write.get());
 
   error_pipe->write.reset();
