@@ -85,7 +85,9 @@ void add_address(CLI::App& app, GenFlags& flags) {
 
 void add_container(CLI::App& app, gen::GenOptions& options) {
   app.add_option("--image", options.container.image, "container image with PyTorch and your code (required)");
-  app.add_option("--shm-size", options.container.shm_size, "size of /dev/shm, e.g. 16g (default), 512m");
+  app.add_option("--container-shm-size,--shm-size", options.container.shm_size,
+                 "/dev/shm size, e.g. 512m; compose: a private IPC namespace with /dev/shm of this size (default: "
+                 "the node's, as launch --container-shm-size); k8s: default 16g");
   app.add_option("--workdir", options.container.workdir, "working directory inside the container");
   add_master(app, options);
   add_job_name(app, options);
@@ -142,7 +144,9 @@ void nfs_options(CLI::App& app, gen::GenOptions& options, GenFlags& flags) {
 
 void compose_options(CLI::App& app, gen::GenOptions& options, GenFlags&) {
   add_container(app, options);
-  app.add_option("--volume", options.container.volumes, "bind mount SRC:DST[:ro] (repeat)");
+  app.add_option("--mount,--volume", options.container.volumes, "bind mount SRC:DST[:ro] (repeat)");
+  app.add_option("--container-ulimit", options.container.ulimits,
+                 "NAME=SOFT[:HARD] instead of muster's memlock=-1 and stack=64MiB, or 'none' (repeat), as launch");
 }
 
 void k8s_options(CLI::App& app, gen::GenOptions& options, GenFlags&) {

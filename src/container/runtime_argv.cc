@@ -43,18 +43,15 @@ std::vector<std::string> run_agent_argv(Runtime runtime, const ContainerSpec& sp
   std::vector<std::string> argv = {runtime_name(runtime), "run", "--rm", "-i", "--init"};
   if (!spec.name.empty()) argv.insert(argv.end(), {"--name", spec.name});
   if (!spec.job_id.empty()) argv.insert(argv.end(), {"--label", "muster.job=" + spec.job_id});
-  argv.insert(argv.end(), {"--network", std::string(kNetwork)});
-  if (spec.shm_size.empty()) {
-    argv.insert(argv.end(), {"--ipc", std::string(kIpc)});
-  } else {
-    argv.insert(argv.end(), {"--ipc", "private", "--shm-size", spec.shm_size});
-  }
+  JobSettings settings = job_settings(spec.shm_size, spec.ulimits);  // the same as gen compose's (settings.h)
+  argv.insert(argv.end(), {"--network", settings.network, "--ipc", settings.ipc});
+  if (!settings.shm_size.empty()) argv.insert(argv.end(), {"--shm-size", settings.shm_size});
   argv.insert(argv.end(), {"--pull", spec.pull});
   // podman: the container gets the client's own stdin/stdout/stderr; docker has no such driver, and `none`
   // keeps dockerd from writing every byte of output to a json log file as well.
   bool passthrough = runtime == Runtime::podman && !stdio_is_tty;
   argv.insert(argv.end(), {"--log-driver", passthrough ? "passthrough" : "none"});
-  for (const auto& limit : spec.ulimits) argv.insert(argv.end(), {"--ulimit", limit.flag_value()});
+  for (const auto& limit : settings.ulimits) argv.insert(argv.end(), {"--ulimit", limit.flag_value()});
   argv.insert(argv.end(), gpu_flags.begin(), gpu_flags.end());
   for (const auto& mount : spec.mounts) {
     argv.insert(argv.end(), {"-v", mount.source + ":" + mount.target + (mount.read_only ? ":ro" : "")});

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "container/shm_size.h"
 #include "util/text.h"
 
 namespace muster::container {
@@ -64,6 +65,19 @@ Result<std::vector<Ulimit>> ulimits_with(const std::vector<std::string>& overrid
     else limits.push_back(*limit);
   }
   return limits;
+}
+
+Result<std::string> job_shm_size(std::string_view text) {
+  if (text.empty()) return std::string();
+  auto size = parse_shm_size(text);
+  if (!size) {
+    return make_error(ErrorKind::usage, "--container-shm-size '{}' is not a size such as 16g or 512m", one_line(text));
+  }
+  return size->compose();
+}
+
+JobSettings job_settings(const std::string& shm_size, const std::vector<Ulimit>& ulimits) {
+  return {std::string(kNetwork), std::string(shm_size.empty() ? kIpc : kPrivateIpc), shm_size, ulimits};
 }
 
 }  // namespace muster::container

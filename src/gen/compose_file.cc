@@ -10,7 +10,6 @@
 #include "gen/plan_queries.h"
 #include "gen/provenance.h"
 #include "container/settings.h"
-#include "container/shm_size.h"
 #include "gen/torchrun_command.h"
 #include "gen/yaml_text.h"
 
@@ -44,8 +43,7 @@ Json gpu_reservation(const cluster::NodePlan& node) {
   return {{"resources", {{"reservations", {{"devices", Json::array({device})}}}}}};
 }
 
-// compose's ulimits: `memlock: -1` when soft and hard agree, else {soft, hard}: the same limits as
-// `muster launch --container-image` (container/settings.h).
+// compose's ulimits: `memlock: -1` when soft and hard agree, else {soft, hard}.
 Json compose_ulimits(const std::vector<container::Ulimit>& limits) {
   Json ulimits = Json::object();
   for (const auto& limit : limits) {
@@ -55,14 +53,15 @@ Json compose_ulimits(const std::vector<container::Ulimit>& limits) {
   return ulimits;
 }
 
+// The same network, IPC, /dev/shm and ulimits as `muster launch --container-image` with the same options.
 Json service(const cluster::RankPlan& plan, const cluster::NodePlan& node, const GenOptions& options,
-             const container::ShmSize& shm) {
+             const container::JobSettings& settings) {
   const ContainerOptions& container = options.container;
   Json svc = {{"image", escape_dollars(container.image)},
-              {"network_mode", container::kNetwork},
-              {"ipc", container::kIpc},
-              {"shm_size", shm.compose()}};
-  svc["ulimits"] = compose_ulimits(container::default_ulimits());
+              {"network_mode", settings.network},
+              {"ipc", settings.ipc}};
+  if (!settings.shm_size.empty()) svc["shm_size"] = settings.shm_size;
+  if (!settings.ulimits.empty()) svc["ulimits"] = compose_ulimits(settings.ulimits);
   if (!container.workdir.empty()) svc["working_dir"] = escape_dollars(container.workdir);
   if (!container.volumes.empty()) svc["volumes"] = escape_dollars(container.volumes);
   TorchrunValues values{.nnodes = std::to_string(plan.nodes.size()),
@@ -81,15 +80,18 @@ Result<std::vector<GeneratedFile>> render_compose_files(const cluster::RankPlan&
                                                         const GenOptions& options) {
   if (auto valid = check_container_options(options, "compose"); !valid) return valid.error();
   if (auto valid = check_service_name(options.job_name); !valid) return valid.error();
-  auto shm = container::parse_shm_size(options.container.shm_size);
+  auto shm = container::job_shm_size(options.container.shm_size);
   if (!shm) return shm.error();
+  auto ulimits = container::ulimits_with(options.container.ulimits);
+  if (!ulimits) return ulimits.error();
+  container::JobSettings settings = container::job_settings(*shm, *ulimits);
   std::vector<GeneratedFile> files;
   for (const auto& node : plan.nodes) {
     std::string name = node_file_name(plan, node, ".compose.yaml");
     std::string text = generated_comment(options);
     text += fmt::format("# node {} of {} ({}): on {} run\n#   docker compose -f {} up\n", node.node_rank,
                         plan.nodes.size(), node.host.destination(), node.host.name, name);
-    Json document = {{"services", {{options.job_name, service(plan, node, options, *shm)}}}};
+    Json document = {{"services", {{options.job_name, service(plan, node, options, settings)}}}};
     text += to_yaml(document);
     files.push_back({.name = name, .text = text, .node_rank = node.node_rank});
   }

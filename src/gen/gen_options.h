@@ -67,8 +67,11 @@ struct NfsOptions {
 
 // `compose` and `k8s`.
 struct ContainerOptions {
-  std::string image;                 // required
-  std::string shm_size = std::string(container::kDefaultShmSize);  // /dev/shm: N with k, m, g or t (1024-based)
+  std::string image;  // required
+  // /dev/shm: N with k, m, g or t (1024-based). compose: "" = the host's IPC namespace and /dev/shm, as `muster
+  // launch --container-shm-size` (container/settings.h); k8s: "" = container::kDefaultShmSize.
+  std::string shm_size;
+  std::vector<std::string> ulimits;  // compose: --container-ulimit NAME=SOFT[:HARD] or none, as launch takes them
   std::string workdir;               // working directory in the container; "" = the image's
   std::vector<std::string> volumes;  // compose: SRC:DST[:ro] bind mounts
   std::string k8s_namespace;         // k8s: metadata.namespace; "" = not written

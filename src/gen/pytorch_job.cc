@@ -64,7 +64,8 @@ Result<std::vector<GeneratedFile>> render_pytorch_job(const cluster::RankPlan& p
     if (auto valid = check_dns_label("--namespace", options.container.k8s_namespace); !valid)
       return valid.error();
   }
-  auto shm = container::parse_shm_size(options.container.shm_size);
+  const std::string& size = options.container.shm_size;
+  auto shm = container::parse_shm_size(size.empty() ? container::kDefaultShmSize : std::string_view(size));
   if (!shm) return shm.error();
   auto workers = uniform_workers(plan, "k8s", "every pod of a PyTorchJob gets the same nvidia.com/gpu limit");
   if (!workers) return workers.error();

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "container/shm_size.h"
 #include "posix/file.h"
 
 namespace muster::launch {
@@ -81,14 +80,9 @@ Result<std::optional<container::ContainerSpec>> resolve_container(const Containe
   auto limits = container::ulimits_with(request.ulimits);
   if (!limits) return limits.error();
   spec.ulimits = std::move(*limits);
-  if (!request.shm_size.empty()) {
-    auto shm = container::parse_shm_size(request.shm_size);
-    if (!shm) {
-      return make_error(ErrorKind::usage, "--container-shm-size '{}' is not a size such as 16g or 512m",
-                        request.shm_size);
-    }
-    spec.shm_size = shm->compose();
-  }
+  auto shm = container::job_shm_size(request.shm_size);
+  if (!shm) return shm.error();
+  spec.shm_size = std::move(*shm);
   for (const auto& text : request.mounts) {
     auto mount = container::parse_mount(text);
     if (!mount) return mount.error();

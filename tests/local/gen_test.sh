@@ -177,6 +177,26 @@ for node, rank, gpus in (("node1", 0, 2), ("node2", 1, 3)):
     assert cmd[6:] == want, f"{cmd[6:]} != {want}"
 ' "${tricky[@]}"
 
+# --- compose takes launch's container options (--container-shm-size, --container-ulimit, --mount) and makes
+# launch's choices: a /dev/shm size means a private IPC namespace; the old names --shm-size, --volume still work
+run_muster gen compose -w node1 --nproc-per-node 2 --image img:1 --container-shm-size 512m \
+  --container-ulimit nofile=1024:4096 --mount /data:/data:ro -o compose-opts -- python3 train.py
+expect 0 "'muster gen compose --container-shm-size 512m --container-ulimit ... --mount ...'"
+run_muster gen compose -w node1 --nproc-per-node 2 --image img:1 --shm-size 1g --volume /a:/b -o compose-old -- \
+  python3 train.py
+expect 0 "'muster gen compose --shm-size 1g --volume /a:/b'"
+py '
+import yaml
+svc = yaml.safe_load(open("compose-opts/node1.compose.yaml"))["services"]["train"]
+assert svc["network_mode"] == "host" and svc["ipc"] == "private" and svc["shm_size"] == "512m", svc
+assert svc["ulimits"] == {"memlock": -1, "stack": 67108864, "nofile": {"soft": 1024, "hard": 4096}}, svc["ulimits"]
+assert svc["volumes"] == ["/data:/data:ro"], svc
+old = yaml.safe_load(open("compose-old/node1.compose.yaml"))["services"]["train"]
+assert old["ipc"] == "private" and old["shm_size"] == "1g" and old["volumes"] == ["/a:/b"], old
+plain = yaml.safe_load(open("compose/node1.compose.yaml"))["services"]["train"]
+assert plain["ipc"] == "host" and "shm_size" not in plain, plain
+'
+
 # --- k8s: a PyTorchJob with Master and Worker replicas ------------------------------------------------
 run_muster gen k8s -w 'node[1-3]' --nproc-per-node 8 --image img:1 --shm-size 32g -o job.yaml -- python3 train.py
 expect 0 "'muster gen k8s'"

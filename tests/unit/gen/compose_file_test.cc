@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "container/runtime_argv.h"
+#include "container/settings.h"
 #include "util/version.h"
 
 namespace muster::gen {
@@ -30,7 +32,6 @@ std::string expected(int node_rank, std::string_view host, int gpus) {
       "    image: nvcr.io/nvidia/pytorch:24.05-py3\n"
       "    network_mode: host\n"
       "    ipc: host\n"
-      "    shm_size: 16g\n"
       "    ulimits:\n"
       "      memlock: -1\n"
       "      stack: 67108864\n"
@@ -86,7 +87,7 @@ TEST(ComposeFile, OtherDevicesAreDeviceIdsAndDollarsAreEscaped) {
   ASSERT_TRUE(files) << files.error().message;
   const std::string& text = (*files)[0].text;
   EXPECT_NE(text.find("services:\n  llm:\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("    shm_size: 512m\n"), std::string::npos);
+  EXPECT_NE(text.find("    ipc: private\n    shm_size: 512m\n"), std::string::npos) << text;
   EXPECT_NE(text.find("    working_dir: /workspace\n    volumes:\n      - /data:/data:ro\n"),
             std::string::npos);
   EXPECT_NE(text.find("      - --no_python\n      - bash\n      - -c\n      - 'echo $$HOME'\n"),
@@ -113,7 +114,79 @@ TEST(ComposeFile, NeedsAnImageACommandAndAValidServiceName) {
   EXPECT_FALSE(render_compose_files(plan, options));
   options = compose_options();
   options.container.shm_size = "lots";
-  EXPECT_FALSE(render_compose_files(plan, options));
+  auto bad_size = render_compose_files(plan, options);
+  ASSERT_FALSE(bad_size);
+  EXPECT_NE(bad_size.error().message.find("--container-shm-size 'lots'"), std::string::npos)
+      << bad_size.error().message;
+  options = compose_options();
+  options.container.ulimits = {"nofile"};
+  auto bad_limit = render_compose_files(plan, options);
+  ASSERT_FALSE(bad_limit);
+  EXPECT_NE(bad_limit.error().message.find("--container-ulimit 'nofile'"), std::string::npos)
+      << bad_limit.error().message;
+}
+
+// The value after `flag` in `argv` (each occurrence).
+std::vector<std::string> values_of(const std::vector<std::string>& argv, std::string_view flag) {
+  std::vector<std::string> values;
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) values.push_back(argv[i + 1]);
+  }
+  return values;
+}
+
+// What compose writes for the limits that `--ulimit NAME=SOFT:HARD` flags give.
+std::string compose_ulimits_text(const std::vector<std::string>& flags) {
+  if (flags.empty()) return "";
+  std::string text = "    ulimits:\n";
+  for (const auto& flag : flags) {
+    size_t eq = flag.find('='), colon = flag.find(':');
+    std::string name = flag.substr(0, eq), soft = flag.substr(eq + 1, colon - eq - 1), hard = flag.substr(colon + 1);
+    text += soft == hard ? fmt::format("      {}: {}\n", name, soft)
+                         : fmt::format("      {}:\n        soft: {}\n        hard: {}\n", name, soft, hard);
+  }
+  return text;
+}
+
+// Issue 16.6: `muster gen compose` and `muster launch --container-image` given the same --container-shm-size and
+// --container-ulimit make the same choices: the compose service's network_mode, ipc, shm_size and ulimits are
+// what the runtime's argv of a launch holds (runtime_argv.h), for the defaults and for every override.
+TEST(ComposeFile, NetworkIpcShmAndUlimitsAreWhatLaunchRunsWith) {
+  struct Case {
+    std::string shm_size;
+    std::vector<std::string> ulimits;
+  };
+  auto plan = cluster::make_rank_plan({node("node1", {0})});
+  for (const Case& c : {Case{"", {}}, Case{"512m", {}}, Case{"16G", {"nofile=1024:4096"}},
+                        Case{"", {"memlock=8388608", "core=0:-1"}}, Case{"1g", {"none"}}}) {
+    SCOPED_TRACE("--container-shm-size '" + c.shm_size + "', " + std::to_string(c.ulimits.size()) + " ulimits");
+    // launch: resolve_container's steps (launch/container_launch.cc), then the node's argv.
+    container::ContainerSpec spec;
+    spec.image = "img";
+    auto shm = container::job_shm_size(c.shm_size);
+    ASSERT_TRUE(shm) << shm.error().message;
+    spec.shm_size = *shm;
+    auto limits = container::ulimits_with(c.ulimits);
+    ASSERT_TRUE(limits) << limits.error().message;
+    spec.ulimits = *limits;
+    auto argv = container::run_agent_argv(container::Runtime::docker, spec, {"/m", "/ld.so", {}}, {}, {}, {});
+    // compose, from the same options.
+    auto options = compose_options();
+    options.container.shm_size = c.shm_size;
+    options.container.ulimits = c.ulimits;
+    auto files = render_compose_files(plan, options);
+    ASSERT_TRUE(files) << files.error().message;
+    const std::string& text = (*files)[0].text;
+    auto network = values_of(argv, "--network"), ipc = values_of(argv, "--ipc"), size = values_of(argv, "--shm-size");
+    ASSERT_EQ(network.size(), 1u);
+    ASSERT_EQ(ipc.size(), 1u);
+    std::string expected = fmt::format("    network_mode: {}\n    ipc: {}\n", network[0], ipc[0]);
+    if (!size.empty()) expected += fmt::format("    shm_size: {}\n", size[0]);
+    expected += compose_ulimits_text(values_of(argv, "--ulimit"));
+    expected += "    command:\n";
+    EXPECT_NE(text.find(expected), std::string::npos) << "expected:\n" << expected << "in:\n" << text;
+    EXPECT_EQ(text.find("shm_size") == std::string::npos, size.empty()) << text;
+  }
 }
 
 }  // namespace
