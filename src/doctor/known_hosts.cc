@@ -13,8 +13,15 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// `*` any run, `?` one character (OpenSSH's match_pattern), on lowercase text.
-bool wildcard(std::string_view text, std::string_view pattern) {
+}  // namespace
+
+std::string known_hosts_name(const std::string& host, const std::string& port, const std::string& alias) {
+  if (!alias.empty()) return lower(alias);
+  if (port.empty() || port == "22") return lower(host);
+  return "[" + lower(host) + "]:" + port;
+}
+
+bool ssh_pattern_matches(std::string_view text, std::string_view pattern) {
   size_t t = 0, p = 0, star = std::string_view::npos, resume = 0;
   while (t < text.size()) {
     if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
@@ -34,14 +41,6 @@ bool wildcard(std::string_view text, std::string_view pattern) {
   return p == pattern.size();
 }
 
-}  // namespace
-
-std::string known_hosts_name(const std::string& host, const std::string& port, const std::string& alias) {
-  if (!alias.empty()) return lower(alias);
-  if (port.empty() || port == "22") return lower(host);
-  return "[" + lower(host) + "]:" + port;
-}
-
 bool known_hosts_field_matches(std::string_view field, std::string_view name) {
   std::string host = lower(name);
   if (field.rfind("|1|", 0) == 0) {
@@ -58,7 +57,7 @@ bool known_hosts_field_matches(std::string_view field, std::string_view name) {
     std::string_view pattern = field.substr(start, comma == std::string_view::npos ? field.size() - start : comma - start);
     bool negated = !pattern.empty() && pattern[0] == '!';
     if (negated) pattern.remove_prefix(1);
-    if (!pattern.empty() && wildcard(host, lower(pattern))) {
+    if (!pattern.empty() && ssh_pattern_matches(host, lower(pattern))) {
       if (negated) return false;
       matched = true;
     }

@@ -12,6 +12,9 @@ namespace muster::doctor {
 // The name ssh looks a host key up by.
 std::string known_hosts_name(const std::string& host, const std::string& port, const std::string& alias);
 
+// OpenSSH's match_pattern: `*` any run, `?` one character, case-sensitive (callers lowercase where ssh does).
+bool ssh_pattern_matches(std::string_view text, std::string_view pattern);
+
 // Whether the host field of a known_hosts line (the word after an optional @marker) matches `name`.
 bool known_hosts_field_matches(std::string_view field, std::string_view name);
 

@@ -29,86 +29,7 @@ const char* const kScript =
     "n=$((n + 1)); if [ \"$n\" -ge \"$P\" ]; then wait; n=0; fi; done; wait";
 const char* const kFastKex = "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256";
 
-// The fast check's node half (its lines are parsed by ssh_pairs.cc). Arguments: the peers, the next node in
-// the ring first. Per peer: `ssh -G` (HostName, Port, User, HostKeyAlias, StrictHostKeyChecking,
-// IdentitiesOnly, a proxy, the known_hosts files and identity files), which known_hosts files exist (each one's
-// lines printed once: the head matches them, hashed entries too, doctor/known_hosts.h), the public halves of
-// the identity files. Per peer that is one process, `ssh -G`. Then, at once: the banner of every peer's sshd (bash's /dev/tcp, kParallel in flight,
-// the whole round bounded by `timeout`, which ends its process group), and one real ssh to the next node
-// (classic key exchange first, as the full matrix), whose -v output says which host key its sshd served.
-const char* const kFastScript = R"SH(set -f
-r() {
-  { ssh -v -o BatchMode=yes -o ConnectTimeout=5 "$@" true </dev/null 2>&1 >/dev/null; echo "rc $?"; } |
-    while IFS= read -r x; do
-      case $x in *"Server host key: "*) echo "hostfp ${x#*Server host key: }" ;; "rc 0") echo "ring ok" ;; esac
-    done
-}
-echo "me $(id -un)"
-for f in "$HOME/.ssh/authorized_keys" "$HOME/.ssh/authorized_keys2"; do
-  [ -r "$f" ] || continue
-  while IFS= read -r l || [ -n "$l" ]; do echo "ak $l"; done <"$f"
-done
-if [ -n "${SSH_AUTH_SOCK:-}" ]; then ssh-add -L </dev/null 2>/dev/null | while IFS= read -r l; do echo "agent $l"; done; fi
-targets= seen=
-for h; do
-  c=$(ssh -G "$h" </dev/null 2>/dev/null) || { echo "peer $h error"; continue; }
-  host= port=22 user= alias= strict=ask only=no proxy=no kh= ids=
-  while read -r k v; do
-    case $k in
-      hostname) host=$v ;; port) port=$v ;; user|User) user=$v ;; hostkeyalias) alias=$v ;;
-      stricthostkeychecking) strict=$v ;; identitiesonly) only=$v ;;
-      proxycommand|proxyjump) [ "$v" = none ] || proxy=yes ;;
-      userknownhostsfile|globalknownhostsfile) kh="$kh $v" ;;
-      identityfile) ids="$ids $v" ;;
-    esac
-  done <<MUSTER_SSH_G
-$c
-MUSTER_SSH_G
-  echo "peer $h $host $port $user $strict $only $proxy"
-  [ -z "$alias" ] || echo "alias $h $alias"
-  for f in $kh; do
-    case $f in "~"/*) f=$HOME${f#"~"} ;; esac
-    case $f in *%*) echo "khx $h"; continue ;; esac
-    [ -f "$f" ] || continue
-    echo "khf $h $f"
-    case " $seen " in *" $f "*) continue ;; esac
-    seen="$seen $f"
-    if [ -r "$f" ]; then
-      while IFS= read -r x || [ -n "$x" ]; do case $x in "#"*|"") ;; *) echo "khl $f $x" ;; esac; done <"$f"
-    else
-      echo "khx $h"
-    fi
-  done
-  for f in $ids; do
-    case $f in "~"/*) f=$HOME${f#"~"} ;; esac
-    case $f in *%*) echo "idx $h"; continue ;; esac
-    if [ -r "$f.pub" ]; then read -r x <"$f.pub" && echo "id $h $x"; elif [ -e "$f" ]; then echo "idx $h"; fi
-  done
-  [ "$proxy" = yes ] || targets="$targets$h $host $port
-"
-done
-if [ $# -gt 0 ]; then
-  (o=$(r -o KexAlgorithms="$K" "$1")
-   case $o in *"ring ok"*) ;; *) o="$o
-$(r "$1")" ;; esac
-   printf '%s\n' "$o"
-   case $o in *"ring ok"*) ;; *) echo "ring fail" ;; esac) &
-  printf '%s' "$targets" | timeout "$W" bash -c "$B" bash
-  wait
-fi
-true
-)SH";
-const char* const kReachScript = R"SH(n=0
-while read -r h a p; do
-  [ -n "$h" ] || continue
-  (if exec 3<>"/dev/tcp/$a/$p"; then
-     if IFS= read -r -t 10 l <&3; then echo "reach $h ${l%$'\r'}"; else echo "noreach $h no banner within 10 s"; fi
-   else echo "noreach $h connection failed"; fi) 2>/dev/null &
-  n=$((n + 1)); if [ "$n" -ge "$P" ]; then wait -n; n=$((n - 1)); fi
-done
-wait
-)SH";
-
+// The fast check's node half is `muster node ssh-view` (ssh_view.h): one process per node, no shell.
 // The bound on a node's banner round: 10 s, and half a second more per node (on a testbed all nodes share the
 // head's cores: 64 nodes read 4,032 banners there). A peer that did not answer in time gets a real ssh.
 int reach_seconds(size_t nodes) { return 10 + static_cast<int>(nodes) / 2; }
@@ -135,10 +56,10 @@ Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
 Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string>& names) {
   size_t n = names.size();
   auto runs = head::run_on_nodes(pool, [&](size_t node) {
-    std::vector<std::string> argv = {"sh", "-c", kFastScript, "sh"};
+    std::vector<std::string> argv = {head::kNodeMuster, "node",  "ssh-view", "--kex", kFastKex,
+                                     "--reach-seconds", std::to_string(reach_seconds(n)), "--"};
     for (size_t k = 1; k < n; ++k) argv.push_back(names[(node + k) % n]);
-    return head::NodeCommand{argv, {"P=" + std::to_string(kParallel), std::string("K=") + kFastKex,
-                                    std::string("B=") + kReachScript, "W=" + std::to_string(reach_seconds(n))}};
+    return head::NodeCommand{argv, {}};
   }, matrix_timeout_ms(pool.size()));
   if (!runs) return runs.error();
   std::vector<NodeSshView> views(n);

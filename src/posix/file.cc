@@ -1,6 +1,7 @@
 #include "posix/file.h"
 
 #include <fcntl.h>
+#include <glob.h>
 #include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -207,6 +208,28 @@ Result<bool> make_dir_with_parents(const std::string& path, uint32_t mode) {
   struct stat st;
   if (failure == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
   return make_error(ErrorKind::io, "cannot create {}: {}", path, std::strerror(failure));
+}
+
+Account current_account() {
+  struct passwd entry;
+  struct passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  Account account;
+  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+    if (found->pw_name != nullptr) account.name = found->pw_name;
+    if (found->pw_dir != nullptr) account.home = found->pw_dir;
+  }
+  return account;
+}
+
+std::vector<std::string> glob_paths(const std::string& pattern) {
+  glob_t found{};
+  std::vector<std::string> paths;
+  if (::glob(pattern.c_str(), 0, nullptr, &found) == 0) {
+    for (size_t i = 0; i < found.gl_pathc; ++i) paths.emplace_back(found.gl_pathv[i]);
+  }
+  ::globfree(&found);
+  return paths;
 }
 
 std::string home_directory() {

@@ -73,6 +73,15 @@ Result<bool> make_dir_with_parents(const std::string& path, uint32_t mode);
 
 // This user's home directory: $HOME, else the password database; empty when neither says.
 std::string home_directory();
+// This user's name and home directory from the password database (what ssh uses: `~` in its config is pw_dir,
+// not $HOME); empty strings when the database has no entry.
+struct Account {
+  std::string name;
+  std::string home;
+};
+Account current_account();
+// The existing paths that a shell wildcard pattern names (glob(3)), sorted; none when nothing matches.
+std::vector<std::string> glob_paths(const std::string& pattern);
 uint32_t effective_uid();
 
 }  // namespace muster::posix
