@@ -59,15 +59,23 @@ TEST(PrivateDir, RefusesWhatOthersCouldWrite) {
 
 TEST(PrivateDir, RefusesAnotherUsersDirectoryAndANonDirectory) {
   Scratch scratch;
-  ASSERT_TRUE(make_private_dir(scratch.path, "muster"));
-  if (::geteuid() == 0) {  // only root can give a directory away here
+  // Another user's directory: root gives one away; any other user finds one of root's (/) behind a link, which
+  // is followed as a link the user made would be.
+  std::string owner;
+  if (::geteuid() == 0) {
+    ASSERT_TRUE(make_private_dir(scratch.path, "muster"));
     ASSERT_EQ(::chown((scratch.path + "/muster").c_str(), 65534, 65534), 0);
-    auto refused = make_private_dir(scratch.path, "muster/ssh");
-    ASSERT_FALSE(refused);
-    EXPECT_NE(refused.error().message.find("refusing " + scratch.path + "/muster: it belongs to uid 65534, not to you"),
-              std::string::npos)
-        << refused.error().message;
+    owner = "65534";
+  } else {
+    fs::create_directory_symlink("/", scratch.path + "/muster");
+    owner = "0";
   }
+  auto refused_other = make_private_dir(scratch.path, "muster/ssh");
+  ASSERT_FALSE(refused_other);
+  EXPECT_NE(refused_other.error().message.find("refusing " + scratch.path + "/muster: it belongs to uid " + owner +
+                                               ", not to you"),
+            std::string::npos)
+      << refused_other.error().message;
   fs::remove_all(scratch.path + "/muster");
   { std::ofstream(scratch.path + "/muster") << "a file"; }
   auto refused = make_private_dir(scratch.path, "muster/ssh");

@@ -215,13 +215,22 @@ TEST(HashCache, TheCacheDirectoryIsPrivateAndAnUnsafeOneIsRefused) {
   EXPECT_NE(saved.error().message.find("refusing " + tree.path("c") + ": it is writable by its group or others"),
             std::string::npos)
       << saved.error().message;
-  if (::geteuid() == 0) {  // another user's directory (only root can make one here)
+  // Another user's directory: root gives one away; any other user finds one of root's (/) behind a link.
+  std::string owner;
+  if (::geteuid() == 0) {
     ::chmod(tree.path("c").c_str(), 0700);
     ASSERT_EQ(::chown(tree.path("c").c_str(), 65534, 65534), 0);
-    saved = again.save();
-    ASSERT_FALSE(saved);
-    EXPECT_NE(saved.error().message.find("belongs to uid 65534"), std::string::npos) << saved.error().message;
+    owner = "65534";
+  } else {
+    std::filesystem::remove_all(tree.path("c"));
+    std::filesystem::create_directory_symlink("/", tree.path("c"));
+    owner = "0";
   }
+  saved = again.save();
+  ASSERT_FALSE(saved);
+  EXPECT_NE(saved.error().message.find("refusing " + tree.path("c") + ": it belongs to uid " + owner),
+            std::string::npos)
+      << saved.error().message;
 }
 
 TEST(HashCache, ACacheFileOthersCouldWriteIsNotBelieved) {
