@@ -20,21 +20,6 @@ std::string image_id(container::Runtime runtime, const std::string& image) {
   return outcome.succeeded() ? container::normalize_image_id(outcome.out) : "";
 }
 
-// The archive and the directory sync made for it (nothing else is in there).
-void remove_archive(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return;
-  std::string dir = path.substr(0, slash);
-  if (auto opened = posix::Dir::open(dir)) {
-    if (auto names = opened->names()) {
-      for (const auto& name : *names) (void)opened->remove(name, false);
-    }
-  }
-  size_t parent = dir.rfind('/');
-  if (parent == std::string::npos || parent == 0) return;
-  if (auto opened = posix::Dir::open(dir.substr(0, parent))) (void)opened->remove(dir.substr(parent + 1), true);
-}
-
 NodeImageState load(container::Runtime runtime, const NodeImageOptions& options, NodeImageState state) {
   int64_t start = posix::monotonic_ms();
   auto loaded = posix::run_commands({container::load_argv(runtime, options.load)}, kLoadTimeoutMs)[0];
@@ -57,6 +42,22 @@ NodeImageState load(container::Runtime runtime, const NodeImageOptions& options,
 }
 
 }  // namespace
+
+bool remove_pushed_archive(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return false;
+  std::string dir = path.substr(0, slash);
+  auto opened = posix::Dir::open(dir);
+  if (!opened) return false;
+  if (auto marker = opened->stat(kHeadCacheMarker); !marker || *marker) return false;  // the head's cache
+  if (auto names = opened->names()) {
+    for (const auto& name : *names) (void)opened->remove(name, false);
+  }
+  size_t parent = dir.rfind('/');
+  if (parent == std::string::npos || parent == 0) return true;
+  if (auto up = posix::Dir::open(dir.substr(0, parent))) (void)up->remove(dir.substr(parent + 1), true);
+  return true;
+}
 
 std::string to_json(const NodeImageState& state) {
   nlohmann::json json = {{"runtime", state.runtime}, {"id", state.id}, {"error", state.error},
@@ -81,7 +82,7 @@ NodeImageState node_image_state_from_json(const std::string& text) {
 int run_node_image(const NodeImageOptions& options) {
   NodeImageState state;
   if (!options.remove.empty()) {
-    remove_archive(options.remove);
+    (void)remove_pushed_archive(options.remove);
     fmt::print("{}\n", to_json(state));
     return 0;
   }

@@ -13,7 +13,8 @@ struct NodeImageOptions {
   std::string image;    // the name
   std::string load;     // an archive to load first ("" = only report)
   std::string expect;   // the id the image must have after the load
-  std::string remove;   // an archive (and the directory holding only it) to delete; nothing else is done
+  std::string remove;   // an archive (and the directory holding only it) to delete, unless it is the head's
+                        // (remove_pushed_archive); nothing else is done
 };
 
 // What the node answers (also what the head parses): runtime "" when none is installed; id "" when the image
@@ -24,6 +25,15 @@ struct NodeImageState {
   std::string error;
   int64_t load_ms = -1;  // how long the load took, when there was one
 };
+
+// While the nodes remove their archives, the head keeps this file in its own cache directory of the archive
+// (push.h): a node that finds it next to the archive sees the head's cache itself (a home directory shared with
+// the head, or the head's own machine) and leaves it alone.
+inline constexpr const char* kHeadCacheMarker = ".muster-head-cache";
+
+// Deletes the archive `path` and the directory holding it (the sync made it for the archive alone), unless that
+// directory holds kHeadCacheMarker. Returns whether it removed them.
+bool remove_pushed_archive(const std::string& path);
 
 std::string to_json(const NodeImageState& state);
 NodeImageState node_image_state_from_json(const std::string& text);

@@ -112,9 +112,11 @@ Result<std::vector<NodeImageState>> node_states(const PushOptions& options, std:
   return states_of(*runs);
 }
 
-// Loads the archive on the nodes (in parallel), then removes it there.
+// Loads the archive on the nodes (in parallel), then removes it there. `head_cache`: the archive is at the path
+// of the head's own cache (no --stage); while the nodes remove theirs, the head marks that directory
+// (kHeadCacheMarker), so that a node sharing the head's home, or the head's own machine, keeps it.
 Result<std::vector<NodeImageState>> load_on(const PushOptions& options, const std::vector<std::string>& destinations,
-                                            const std::string& archive, const std::string& id) {
+                                            const std::string& archive, const std::string& id, bool head_cache) {
   std::vector<std::string> names;
   auto pool = head::connect_pool(only(options.connect, destinations), names);
   if (!pool) return pool.error();
@@ -126,7 +128,12 @@ Result<std::vector<NodeImageState>> load_on(const PushOptions& options, const st
   };
   auto runs = head::run_on_nodes(**pool, [&](size_t) { return op({"--load", archive, "--expect", id}); },
                                  kLoadTimeoutMs);
-  (void)head::run_on_nodes(**pool, [&](size_t) { return op({"--remove", archive}); }, kInspectTimeoutMs);
+  std::string marker = archive.substr(0, archive.rfind('/') + 1) + kHeadCacheMarker;
+  bool marked = head_cache && posix::write_file_atomic(marker, "", 0600);
+  if (!head_cache || marked) {  // (unmarked, the head's archive could go: the nodes keep theirs instead)
+    (void)head::run_on_nodes(**pool, [&](size_t) { return op({"--remove", archive}); }, kInspectTimeoutMs);
+  }
+  if (marked) posix::remove_file(marker);
   (*pool)->shutdown(3000);
   if (!runs) return runs.error();
   return states_of(*runs);
@@ -187,6 +194,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     auto size = posix::lstat_path(*archive);
     if (size && *size) report.archive_bytes = (*size)->size;
     std::string dir = archive->substr(0, archive->rfind('/'));
+    posix::remove_file(dir + "/" + kHeadCacheMarker);  // an interrupted push's, never to be sent to the nodes
     sync_head::SyncOptions sync;
     sync.connect = only(options.connect, need);
     sync.source = dir;
@@ -200,7 +208,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     report.send_ms = posix::monotonic_ms() - start;
     if (!sent) return sent.error();
     say(options, fmt::format("sent and verified in {:.1f} s; loading", report.send_ms / 1000.0));
-    auto loaded = load_on(options, need, sync.to + "/" + kArchiveName, report.id);
+    auto loaded = load_on(options, need, sync.to + "/" + kArchiveName, report.id, sync.to == dir);
     if (!loaded) return loaded.error();
     for (size_t i = 0, k = 0; i < report.nodes.size(); ++i) {
       auto& node = report.nodes[i];

@@ -6,7 +6,8 @@
 //      same bytes), unless already there; only the last image pushed keeps its archive there;
 //   3. the archive goes to the nodes that need it with `muster sync`'s machinery: read once, relay chain from 3
 //      nodes on (each link crossed once), hash-verified on every node, progress on the terminal;
-//   4. `load` on those nodes in parallel, each checking the id it then holds, and the archives removed.
+//   4. `load` on those nodes in parallel, each checking the id it then holds, and the archives removed, except
+//      on a node that sees the head's own cache at that path (a shared home: node_image.h kHeadCacheMarker).
 // The entry point of the command; the node side is node_image.h.
 #pragma once
 

@@ -1,5 +1,9 @@
 #include "image/node_image.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 namespace muster::image {
@@ -27,6 +31,40 @@ TEST(NodeImageState, AnUnreadableAnswerIsAnErrorOfThatNode) {
   EXPECT_EQ(older.runtime, "podman");
   EXPECT_EQ(older.error, "");
   EXPECT_EQ(older.load_ms, -1);
+}
+
+namespace fs = std::filesystem;
+
+struct Scratch {
+  std::string path;
+  Scratch() {
+    char pattern[] = "/tmp/muster-node-image.XXXXXX";
+    path = ::mkdtemp(pattern);
+  }
+  ~Scratch() { fs::remove_all(path); }
+};
+
+TEST(NodeImage, RemovesThePushedArchiveAndItsDirectory) {
+  Scratch scratch;
+  std::string dir = scratch.path + "/images/0123";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/image.tar") << "archive";
+  EXPECT_TRUE(remove_pushed_archive(dir + "/image.tar"));
+  EXPECT_FALSE(fs::exists(dir));
+  EXPECT_TRUE(fs::exists(scratch.path + "/images"));
+  EXPECT_FALSE(remove_pushed_archive(dir + "/image.tar"));  // gone already: nothing to do
+}
+
+// On a home directory shared with the head (or on the head's own machine), the archive's path is the head's
+// cache: the head marks it while the nodes remove theirs, and a node that sees the mark keeps it.
+TEST(NodeImage, KeepsTheHeadsOwnCache) {
+  Scratch scratch;
+  std::string dir = scratch.path + "/images/0123";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/image.tar") << "archive";
+  std::ofstream(dir + "/" + kHeadCacheMarker) << "";
+  EXPECT_FALSE(remove_pushed_archive(dir + "/image.tar"));
+  EXPECT_TRUE(fs::exists(dir + "/image.tar"));
 }
 
 }  // namespace
