@@ -7,7 +7,8 @@
 #   2. DDP 3 x 2 in containers (examples/ddp_train.py): exit 0, every rank's checksum line in its rank log, on
 #      the planned node, all checksums identical; each rank ran inside a container named after the job
 #      (muster-<job>-<node rank>) with the working directory mounted at the same path, the limits asked for,
-#      the job's environment (--env); no container and no job process left afterwards.
+#      the job's environment (--env), and a --sync DIR (a head-only directory: the nodes' /tmp is their own)
+#      synced to every node first and mounted at the same path; no container and no job process left afterwards.
 #   3. Byte-exact logs: what each rank wrote (escapes, invalid UTF-8, CRLF, \r, 200 KB lines, a partial last
 #      line) is what its rank-N.log holds (cmp against the same script run on the head).
 #   4. --per-node: torchrun inside the containers, 3 nodes x 2: the same identical checksums.
@@ -20,12 +21,14 @@
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
 #      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
 #   8. doctor --container-image: node2 without the image and node3 holding another image under the name are
-#      both named (exit 2), and `launch --preflight` starts nothing; push repairs both (node3's image replaced)
-#      and doctor then passes the check.
-#   8b. Slurm (`testbed slurm up`): `salloc -N3 muster launch --container-image` (the srun transport: the task's
-#      stdout is a pty there, so podman attaches through conmon instead of passthrough) runs DDP 3 x 2 with
-#      identical checksums and the job's SLURM_JOB_ID inside; `scancel` of a running job leaves no container and
-#      no job process within 5 s.
+#      both named (exit 2), and `launch --preflight` starts nothing; push repairs both (node3's image replaced),
+#      with the head's cache in a directory the nodes see at the same path (as a shared home): the head's cached
+#      archive is still there afterwards; doctor then passes the check, with python and torch as read inside
+#      the image.
+#   8c. doctor --container-image reads python's packages inside the image on every node: an image per node whose
+#      torch and NCCL (nvidia-nccl-cu12) metadata say node<K> (1.13.1+node<K>, 2.99.<K>): doctor --json names
+#      each node with its own versions.
+#   (Slurm with containers, the former 8b, is container_slurm_test.sh: it needs Slurm, this test does not.)
 #   9. kill-node node3 (--heartbeat-timeout 3): the head exits non-zero naming node3 within 5 s, and no
 #      container or job process is left on node1 and node2 by then.
 # Exit 0 pass, 1 fail, 77 skip (no root / namespaces / podman / torch).
@@ -39,59 +42,10 @@ source "$(dirname "$0")/launch_lib.sh"
 # shellcheck source=container_lib.sh
 source "$(dirname "$0")/container_lib.sh"
 require_container_tools
-for tool in slurmctld slurmd munged salloc sbatch scancel; do
-  command -v "$tool" >/dev/null && continue
-  [[ ${MUSTER_REQUIRE_CLUSTER:-0} != 1 ]] || fail "missing $tool (scripts/install-deps installs slurm-wlm, munge)"
-  echo "SKIP: $TEST_NAME: missing $tool (scripts/install-deps installs slurm-wlm, munge)" >&2
-  exit 77
-done
 
 readonly NODES=3 PER_NODE=2 WORLD=6 HB_TIMEOUT_S=3
 readonly KILL_BOUND_MS=5000 LOST_BOUND_MS=$(((HB_TIMEOUT_S + 2) * 1000))
-CHECKSUM_RE='rank ([0-9]+)/([0-9]+) on ([^:]+): checksum ([0-9a-f]{16})'
 export MUSTER_TESTBED_CONTAINERS_TMPFS=${MUSTER_TESTBED_CONTAINERS_TMPFS:-3g}
-CONTAINER_ARGS=()  # --container-image IMAGE and the limits this VM allows (set_container_args)
-MEMLOCK_KB=
-
-# The limits the nodes' podman may set here: this VM lets no process raise a hard limit, and podman sets
-# nofile and nproc to its maximum once any --ulimit is given; so each is given at the node's own hard value
-# (memlock in KiB as `ulimit -l` shows it: MEMLOCK_KB).
-set_container_args() {
-  local limits memlock nofile nproc
-  limits=$("$TESTBED" exec node1 bash -c 'echo "$(ulimit -Hl) $(ulimit -Hn) $(ulimit -Hu)"')
-  read -r MEMLOCK_KB nofile nproc <<<"$limits"
-  memlock=-1
-  [[ $MEMLOCK_KB == unlimited ]] || memlock=$((MEMLOCK_KB * 1024))
-  CONTAINER_ARGS=(--container-image "$IMAGE_NAME" --container-ulimit "memlock=$memlock"
-    --container-ulimit "nofile=$nofile:$nofile" --container-ulimit "nproc=$nproc:$nproc")
-}
-
-# Containers (running or not) and job processes on the NODEs (default: all), as one text; empty when clean.
-leftovers() {
-  local job=$1 node k nodes=("${@:2}") out=""
-  if ((${#nodes[@]} == 0)); then for ((k = 1; k <= NODES; k++)); do nodes+=("node$k"); done; fi
-  for node in "${nodes[@]}"; do
-    local names
-    names=$(node_podman "$node" ps -a --filter "label=muster.job=$job" --format '{{.Names}}' 2>/dev/null || true)
-    [[ -z $names ]] || out+="$node: container $names"$'\n'
-    out+=$(job_processes_on "$node" "$job" | sed "s/^/$node: /")
-  done
-  printf '%s' "$out"
-}
-
-# assert_clean JOB SECONDS [NODE...]: polls until no container of JOB and no job process remain.
-assert_clean() {
-  local job=$1 limit=$2 start deadline left
-  start=$(now_us)
-  deadline=$((start + $(secs_to_us "$limit")))
-  while :; do
-    left=$(leftovers "$job" "${@:3}")
-    [[ -z $left ]] && break
-    (($(now_us) <= deadline)) || fail "job $job: still there ${limit}s later:"$'\n'"$left"
-    sleep_s 0.1
-  done
-  GONE_MS=$(ms_between "$start" "$(now_us)")
-}
 
 head_store() {
   step "the image in the head's own podman store"
@@ -123,29 +77,17 @@ push() {
   step "1. again: nothing to send, $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s"
 }
 
-check_checksums() {
-  local what=$1 line rank first="" seen=()
-  shift
-  (($# == WORLD)) || fail "$what: expected $WORLD checksum lines, got $#:"$'\n'"$(printf '  %s\n' "$@")"
-  for line in "$@"; do
-    [[ $line =~ $CHECKSUM_RE ]] || fail "$what: not a checksum line: $line"
-    rank=${BASH_REMATCH[1]}
-    [[ -z ${seen[rank]:-} ]] || fail "$what: rank $rank printed twice"
-    seen[rank]=1
-    assert_eq "node$((rank / PER_NODE + 1))" "${BASH_REMATCH[3]}" "$what: host of rank $rank"
-    first=${first:-${BASH_REMATCH[4]}}
-    assert_eq "$first" "${BASH_REMATCH[4]}" "$what: checksum of rank $rank"
-  done
-  step "$what: ranks 0-$((WORLD - 1)) on their planned nodes, checksum $first on all"
-}
-
 ddp() {
-  local job=ct-ddp-$$ run=$SCRATCH/ddp out=$SCRATCH/ddp.out r lines=() found
-  step "2. DDP $NODES x $PER_NODE in containers"
-  # Each rank also says which container it is in, its limits and an --env variable.
+  local job=ct-ddp-$$ run=$SCRATCH/ddp out=$SCRATCH/ddp.out r lines=() found synced=$SCRATCH/synced
+  step "2. DDP $NODES x $PER_NODE in containers, with --sync $synced"
+  # --sync: a directory only the head has (the nodes' /tmp is their own); the ranks read it at the same path.
+  mkdir -p "$synced/sub"
+  echo "synced-$$" >"$synced/sub/marker"
+  # Each rank also says which container it is in, its limits, an --env variable and what the synced file holds.
   start_muster "$out" --job-id "$job" --run-dir "$run" -w "node[1-$NODES]" --nproc-per-node "$PER_NODE" \
-    "${CONTAINER_ARGS[@]}" --env CT_MARK=from-the-head -- sh -c '
-      echo "inside $(tr "\0" " " </proc/1/cmdline | cut -d" " -f1) memlock=$(ulimit -l) mark=$CT_MARK cwd=$(pwd)"
+    "${CONTAINER_ARGS[@]}" --sync "$synced" --env CT_MARK=from-the-head --env "CT_SYNCED=$synced" -- sh -c '
+      echo "inside $(tr "\0" " " </proc/1/cmdline | cut -d" " -f1) memlock=$(ulimit -l) mark=$CT_MARK cwd=$(pwd)" \
+        "synced=$(cat "$CT_SYNCED/sub/marker" 2>&1)"
       exec python3 examples/ddp_train.py --steps 10'
   wait_exit "$MUSTER_PID" 120
   step "muster exited $EXIT_RC after $(fmt_ms "$(ms_between "$MUSTER_START_US" "$EXIT_US")") s"
@@ -155,7 +97,11 @@ ddp() {
     ((${#found[@]} == 1)) || fail "rank-$r.log: expected 1 checksum line: $(cat "$run/rank-$r.log")"
     lines+=("${found[0]}")
     assert_contains "$(head -n 1 "$run/rank-$r.log")" \
-      "inside /run/podman-init memlock=$MEMLOCK_KB mark=from-the-head cwd=$REPO" "rank $r's first line"
+      "inside /run/podman-init memlock=$MEMLOCK_KB mark=from-the-head cwd=$REPO synced=synced-$$" \
+      "rank $r's first line"
+  done
+  for ((r = 1; r <= NODES; r++)); do
+    assert_eq "synced-$$" "$("$TESTBED" exec "node$r" cat "$synced/sub/marker" 2>&1)" "the synced file on node$r"
   done
   check_checksums "2. rank logs" "${lines[@]}"
   assert_clean "$job" 2
@@ -337,40 +283,81 @@ doctor_images() {
   ((rc != 0)) || fail "launch --preflight started a job with node2 lacking the image: $(cat "$out")"
   assert_contains "$(cat "$out")" "$IMAGE_NAME is not on node2" "launch --preflight output"
   [[ $(cat "$out") != *the-command-ran* ]] || fail "launch --preflight ran the command: $(cat "$out")"
-  step "8. doctor and launch --preflight named node2 (missing) and node3 (differs); pushing again"
-  head_muster image push "$IMAGE_NAME" "${MUSTER_SSH[@]}" -w "node[1-$NODES]" >"$out" 2>&1 ||
-    fail "repairing push failed: $(cat "$out")"
+  step "8. doctor and launch --preflight named node2 (missing) and node3 (differs); pushing again, the head's" \
+    "cache seen by the nodes as on a shared home"
+  # The head's cache directory is one the nodes see at the same path (not under /tmp, /root: node-private), as
+  # on a home shared with the head: the nodes load the head's own cached archive, which must still be there
+  # after their removal round.
+  SHARED_CACHE=/var/cache/muster-tests/sh$$
+  mkdir -p "$SHARED_CACHE"
+  add_cleanup close_shared_cache
+  (source "$SCRATCH/head/env" && XDG_CACHE_HOME=$SHARED_CACHE "$MUSTER" image push "$IMAGE_NAME" "${MUSTER_SSH[@]}" \
+    -w "node[1-$NODES]") >"$out" 2>&1 || fail "repairing push failed: $(cat "$out")"
   assert_contains "$(cat "$out")" "2 of 3 nodes need it; already there: node1; replacing another image on node3" \
     "repairing push"
   for node in node2 node3; do assert_eq "$IMAGE_ID" "$(node_image_id "$node")" "image id on $node after repair"; done
+  [[ -f $SHARED_CACHE/muster/images/$IMAGE_ID/image.tar ]] ||
+    fail "the push on a shared home removed the head's own cached archive: $(find "$SHARED_CACHE/muster" | head)"
+  [[ ! -e $SHARED_CACHE/muster/images/$IMAGE_ID/.muster-head-cache ]] || fail "the head left its cache's mark"
   XDG_CACHE_HOME=$MUX_HOME "$MUSTER" doctor "${MUSTER_SSH[@]}" -w "node[1-$NODES]" --no-ssh-matrix \
     --container-image "$IMAGE_NAME" >"$out" 2>&1 || true
   assert_contains "$(cat "$out")" "ok    $IMAGE_NAME is ${IMAGE_ID:0:12} on all 3 nodes" "doctor after the repair"
-  step "8. repaired: the same id on all 3 nodes"
+  # The versions doctor reports are those inside the image, as python3 there reads them.
+  local inside
+  inside=$(node_podman node1 run --rm --network host --entrypoint python3 "$IMAGE_NAME" -c \
+    'import importlib.metadata as m, sys; print("python %d.%d.%d, torch %s" % (*sys.version_info[:3], m.version("torch")))')
+  assert_contains "$(cat "$out")" "identical on every node (python inside $IMAGE_NAME): $inside" "doctor after the repair"
+  step "8. repaired: the same id on all 3 nodes; $inside inside the image on every node"
 }
 
-slurm_in_containers() {
-  local out run=/tmp/ct-slurm-$$ lines job=ct-scancel-$$ t0 wrap
-  step "8b. Slurm: salloc -N$NODES muster launch --container-image"
-  out=$("$TESTBED" slurm up 2>&1) || fail "testbed slurm up: $out"
-  out=$("$TESTBED" exec node1 bash -c 'cd "$1" && shift && salloc -N"$1" --ntasks-per-node="$2" "${@:3}"' salloc-ct \
-    "$REPO" "$NODES" "$PER_NODE" "$MUSTER" launch "${CONTAINER_ARGS[@]}" --run-dir "$run" \
-    -- sh -c 'echo "slurm job $SLURM_JOB_ID"; exec python3 examples/ddp_train.py --steps 5' 2>&1) ||
-    fail "8b. DDP in containers under salloc failed: $out"
-  mapfile -t lines < <(grep -ohE "$CHECKSUM_RE" <<<"$out" || true)
-  check_checksums "8b. salloc DDP" "${lines[@]}"
-  [[ $out =~ \]\ slurm\ job\ [0-9]+ ]] || fail "8b. SLURM_JOB_ID not set inside the containers: $out"
-  wrap=$(printf '%q ' "$MUSTER" launch "${CONTAINER_ARGS[@]}" --job-id "$job" --run-dir "$run-b" \
-    -- sh -c 'echo up; sleep 100 & wait')
-  "$TESTBED" exec node1 bash -c 'cd "$1" && sbatch -N"$2" --ntasks-per-node="$3" -o "$4" --wrap "$5"' sbatch-ct \
-    "$REPO" "$NODES" "$PER_NODE" "/tmp/ct-sbatch-$$.out" "$wrap" >/dev/null || fail "8b. sbatch failed"
-  wait_until 60 eval '(($(count_job_processes "$job") == 2 * WORLD))' ||
-    fail "8b. the batch job's ranks did not start: $(all_job_processes "$job")"
-  t0=$(now_us)
-  "$TESTBED" exec node1 scancel -u root
-  assert_clean "$job" 5
-  step "8b. scancel: no container and no job process $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s later"
-  "$TESTBED" slurm down >/dev/null 2>&1 || true
+# The repairing push's cache directory: its ssh masters closed, then removed.
+SHARED_CACHE=
+close_shared_cache() {
+  local sock
+  [[ -n $SHARED_CACHE && -d $SHARED_CACHE ]] || return 0
+  for sock in "$SHARED_CACHE"/muster/ssh/*; do
+    [[ -S $sock ]] && timeout 5 ssh -F /dev/null -o ControlPath="$sock" -O exit muster-test >/dev/null 2>&1
+  done
+  rm -rf "$SHARED_CACHE"
+}
+
+# An image on node K whose torch and NCCL metadata say K (see the file's comment, 8c); doctor --json then names
+# every node with its own versions, which only the probe inside each node's image can have read.
+doctor_versions() {
+  local out=$SCRATCH/doctor-versions.json node k rc=0 tag=localhost/muster-test:versions
+  step "8c. doctor --json: torch and NCCL versions read inside the image on every node"
+  for ((k = 1; k <= NODES; k++)); do
+    node=node$k
+    node_podman "$node" run --name ct-versions --network host "$IMAGE_NAME" sh -c '
+      site=$(python3 -c "import site; print(site.getsitepackages()[0])") && k=$1 &&
+      mkdir -p "$site/torch-1.13.1+node$k.dist-info" "$site/nvidia_nccl_cu12-2.99.$k.dist-info" &&
+      printf "Metadata-Version: 2.1\nName: torch\nVersion: 1.13.1+node%s\n" "$k" \
+        >"$site/torch-1.13.1+node$k.dist-info/METADATA" &&
+      printf "Metadata-Version: 2.1\nName: nvidia-nccl-cu12\nVersion: 2.99.%s\n" "$k" \
+        >"$site/nvidia_nccl_cu12-2.99.$k.dist-info/METADATA"' sh "$k" >/dev/null ||
+      fail "8c. could not make the versions image on $node"
+    node_podman "$node" commit -q ct-versions "$tag" >/dev/null
+    node_podman "$node" rm ct-versions >/dev/null
+  done
+  XDG_CACHE_HOME=$MUX_HOME "$MUSTER" doctor "${MUSTER_SSH[@]}" -w "node[1-$NODES]" --no-ssh-matrix --json \
+    --container-image "$tag" >"$out" 2>"$out.err" || rc=$?
+  assert_eq 2 "$rc" "doctor's exit status with other versions on every node ($(cat "$out" "$out.err"))"
+  python3 - "$out" "$NODES" <<'PY' || fail "8c. doctor --json: $(cat "$out")"
+import json, re, sys
+report, nodes = json.load(open(sys.argv[1])), int(sys.argv[2])
+def table(label):
+    found = [f["message"] for f in report["findings"]
+             if f["check"] == "versions" and f["message"].startswith(label + " is not the same on every node")]
+    assert len(found) == 1, f"no single finding about {label}: {report['findings']}"
+    return {m.group(2): m.group(1) for m in re.finditer(r"^  (\S+) +(node\d+)$", found[0], re.M)}
+torch, nccl = table("torch"), table("torch_nccl")
+for k in range(1, nodes + 1):
+    node = f"node{k}"
+    assert torch.get(node) == f"1.13.1+node{k}", f"{node}'s torch inside the image: {torch}"
+    assert nccl.get(node) == f"2.99.{k}", f"{node}'s NCCL inside the image: {nccl}"
+PY
+  for ((k = 1; k <= NODES; k++)); do node_podman "node$k" rmi "$tag" >/dev/null; done
+  step "8c. doctor --json named torch 1.13.1+node<K> and NCCL 2.99.<K> on each node K"
 }
 
 node_killed() {
@@ -409,7 +396,7 @@ main() {
   ssh_killed
   existing_containers
   doctor_images
-  slurm_in_containers
+  doctor_versions
   node_killed  # last: a dead node needs a new testbed
   step "PASS"
 }

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034  # IMAGE_NAME, PODMAN_RUN ... are read by the test scripts
+# shellcheck disable=SC2034  # IMAGE_NAME, PODMAN_RUN, GONE_MS ... are read by the test scripts
 # container_lib.sh — helpers for cluster tests that run containers on the testbed (`testbed up N --containers`).
 # Source it after lib.sh and after require_root_and_namespaces.
 #
@@ -17,6 +17,13 @@
 #                                --rm --network host --ipc host --init
 #   count_containers NODE        containers (running or not) in NODE's store
 #   assert_no_node_containers NODE...   no container in the NODEs' stores, no conmon running there
+# For the launch tests in containers (with launch_lib.sh; they set NODES, PER_NODE, WORLD):
+#   set_container_args           CONTAINER_ARGS: --container-image IMAGE_NAME with the limits this VM allows;
+#                                MEMLOCK_KB: the nodes' memlock as `ulimit -l` shows it
+#   leftovers JOB [NODE...], assert_clean JOB SECONDS [NODE...]   containers and job processes of JOB left on
+#                                the NODEs (default all); assert_clean polls until none remain, sets GONE_MS
+#   CHECKSUM_RE, check_checksums WHAT LINE...   examples/ddp_train.py's checksum lines: one per rank, each on
+#                                its planned node, all identical
 
 CONTAINER_IMAGE=$CLUSTER_TEST_DIR/container-image
 IMAGE_ARCHIVE=
@@ -67,6 +74,66 @@ load_image_on() {
 }
 
 count_containers() { node_podman "$1" ps -aq | grep -c . || true; }
+
+CONTAINER_ARGS=()
+MEMLOCK_KB=
+CHECKSUM_RE='rank ([0-9]+)/([0-9]+) on ([^:]+): checksum ([0-9a-f]{16})'
+
+# The limits the nodes' podman may set here: this VM lets no process raise a hard limit, and podman sets
+# nofile and nproc to its maximum once any --ulimit is given; so each is given at the node's own hard value
+# (memlock in KiB as `ulimit -l` shows it: MEMLOCK_KB).
+set_container_args() {
+  local limits memlock nofile nproc
+  limits=$("$TESTBED" exec node1 bash -c 'echo "$(ulimit -Hl) $(ulimit -Hn) $(ulimit -Hu)"')
+  read -r MEMLOCK_KB nofile nproc <<<"$limits"
+  memlock=-1
+  [[ $MEMLOCK_KB == unlimited ]] || memlock=$((MEMLOCK_KB * 1024))
+  CONTAINER_ARGS=(--container-image "$IMAGE_NAME" --container-ulimit "memlock=$memlock"
+    --container-ulimit "nofile=$nofile:$nofile" --container-ulimit "nproc=$nproc:$nproc")
+}
+
+# Containers (running or not) and job processes on the NODEs (default: all), as one text; empty when clean.
+leftovers() {
+  local job=$1 node k nodes=("${@:2}") out=""
+  if ((${#nodes[@]} == 0)); then for ((k = 1; k <= NODES; k++)); do nodes+=("node$k"); done; fi
+  for node in "${nodes[@]}"; do
+    local names
+    names=$(node_podman "$node" ps -a --filter "label=muster.job=$job" --format '{{.Names}}' 2>/dev/null || true)
+    [[ -z $names ]] || out+="$node: container $names"$'\n'
+    out+=$(job_processes_on "$node" "$job" | sed "s/^/$node: /")
+  done
+  printf '%s' "$out"
+}
+
+# assert_clean JOB SECONDS [NODE...]: polls until no container of JOB and no job process remain.
+assert_clean() {
+  local job=$1 limit=$2 start deadline left
+  start=$(now_us)
+  deadline=$((start + $(secs_to_us "$limit")))
+  while :; do
+    left=$(leftovers "$job" "${@:3}")
+    [[ -z $left ]] && break
+    (($(now_us) <= deadline)) || fail "job $job: still there ${limit}s later:"$'\n'"$left"
+    sleep_s 0.1
+  done
+  GONE_MS=$(ms_between "$start" "$(now_us)")
+}
+
+check_checksums() {
+  local what=$1 line rank first="" seen=()
+  shift
+  (($# == WORLD)) || fail "$what: expected $WORLD checksum lines, got $#:"$'\n'"$(printf '  %s\n' "$@")"
+  for line in "$@"; do
+    [[ $line =~ $CHECKSUM_RE ]] || fail "$what: not a checksum line: $line"
+    rank=${BASH_REMATCH[1]}
+    [[ -z ${seen[rank]:-} ]] || fail "$what: rank $rank printed twice"
+    seen[rank]=1
+    assert_eq "node$((rank / PER_NODE + 1))" "${BASH_REMATCH[3]}" "$what: host of rank $rank"
+    first=${first:-${BASH_REMATCH[4]}}
+    assert_eq "$first" "${BASH_REMATCH[4]}" "$what: checksum of rank $rank"
+  done
+  step "$what: ranks 0-$((WORLD - 1)) on their planned nodes, checksum $first on all"
+}
 
 assert_no_node_containers() {
   local node
