@@ -82,6 +82,9 @@ int run_node(const std::vector<std::string>& args) {
                                                       "(doctor's fast ssh check)");
   ssh_view_op->add_option("--kex", ssh_view.kex, "KexAlgorithms for the ring's first handshake");
   ssh_view_op->add_option("--reach-seconds", ssh_view.reach_seconds, "bound on the banner round");
+  ssh_view_op->add_option("--in-flight", ssh_view.in_flight, "connections being made at once");
+  ssh_view_op->add_option("--probe-port", ssh_view.probe_port, "mesh mode: listen on this port and connect to the "
+                                                                "peers' (the run's token in the environment)");
   ssh_view_op->add_option("peers", ssh_view.peers, "the peers, the next node of the ring first");
   std::string cache_base;
   auto* cache_dir = app->add_subcommand("cache-dir", "make this node's private cache directory for "
@@ -103,6 +106,7 @@ int run_node(const std::vector<std::string>& args) {
   }
   if (image_op->parsed()) return image::run_node_image(image_options);
   if (ssh_view_op->parsed()) {
+    ssh_view.token = doctor::probe_token_from_environment();
     fmt::print("{}", doctor::ssh_view(ssh_view));
     return 0;
   }

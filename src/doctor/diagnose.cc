@@ -70,6 +70,19 @@ void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, Ssh
                             ":~/.ssh/authorized_keys and " + names[pair.to] + "'s host key to " + names[pair.from] +
                             ":~/.ssh/known_hosts)"});
   }
+  for (const auto& pair : check->unlinked) {
+    findings.push_back({Severity::warning, "tcp-mesh", names[pair.from],
+                        fmt::format("{} cannot open a TCP connection to {} at {}", names[pair.from], names[pair.to],
+                                    pair.reason),
+                        fmt::format("NCCL and gloo connect every pair of ranks on ports like this one: allow TCP "
+                                    "between the nodes (firewall on {}?)", names[pair.to])});
+  }
+  if (check->probe_port > 0 && check->unlinked.empty()) {
+    findings.push_back({Severity::ok, "tcp-mesh", "",
+                        fmt::format("every node opens TCP connections to every other node (port {}, at the address "
+                                    "its ssh uses), as NCCL and gloo do between ranks", check->probe_port),
+                        ""});
+  }
   if (check->failed.empty()) {
     size_t pairs = names.size() * (names.size() - 1);
     findings.push_back({Severity::ok, "ssh", "",

@@ -28,6 +28,8 @@ std::string read_exactly(int fd, size_t want, int64_t deadline_ms) {
 
 }  // namespace
 
+std::string probe_hello_line(std::string_view token) { return std::string(kHello) + std::string(token) + "\n"; }
+
 std::string new_probe_token() { return random_hex(32); }
 
 std::string probe_token_from_environment() {
@@ -36,7 +38,7 @@ std::string probe_token_from_environment() {
 }
 
 Result<void> present_probe_token(int fd, std::string_view token, int64_t deadline_ms) {
-  std::string line = std::string(kHello) + std::string(token) + "\n";
+  std::string line = probe_hello_line(token);
   if (auto sent = posix::write_until(fd, line, deadline_ms); !sent) return sent.error();
   if (read_exactly(fd, kAnswer.size(), deadline_ms) != kAnswer) {
     return make_error(ErrorKind::protocol, "what answers on this port is not muster's listener of this run");
@@ -45,7 +47,7 @@ Result<void> present_probe_token(int fd, std::string_view token, int64_t deadlin
 }
 
 bool accept_probe_token(int fd, std::string_view token, int64_t deadline_ms) {
-  std::string line = std::string(kHello) + std::string(token) + "\n";
+  std::string line = probe_hello_line(token);
   int64_t until = std::min(deadline_ms, posix::monotonic_ms() + kTokenWaitMs);
   if (token.empty() || read_exactly(fd, line.size(), until) != line) return false;
   return static_cast<bool>(posix::write_until(fd, kAnswer, until));

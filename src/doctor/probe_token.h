@@ -20,6 +20,10 @@ namespace muster::doctor {
 inline constexpr const char* kProbeTokenEnv = "MUSTER_PROBE_TOKEN";
 inline constexpr int kTokenWaitMs = 1000;  // how long a listener waits for a connection's token line
 
+// The line a connecting side sends ("MUSTER-PROBE <token>\n") and the listener's answer without its '\n'.
+std::string probe_hello_line(std::string_view token);
+inline constexpr std::string_view kProbeAnswer = "MUSTER-PROBE-OK";
+
 // 32 random hex digits.
 std::string new_probe_token();
 // The token a `muster node` operation got from the head (empty: none).

@@ -190,8 +190,19 @@ std::vector<bool> SshConfig::host_matches(std::string_view destination) const {
 }
 
 std::string SshConfig::group_of(std::string_view destination) const {
+  // The shape of what applies: the keywords of the active lines in order, and which values hold a %token. Peers
+  // with one shape differ only in literal values (a HostName per node alias, say), which the model copies.
+  auto matches = host_matches(destination);
   std::string key;
-  for (bool match : host_matches(destination)) key += match ? '1' : '0';
+  for (const auto& line : lines_) {
+    bool active = std::all_of(line.conditions.begin(), line.conditions.end(), [&](size_t h) { return matches[h]; });
+    if (!active) continue;
+    key += line.keyword;
+    for (const auto& arg : line.args) {
+      if (arg.find('%') != std::string::npos) key += '%';
+    }
+    key += ';';
+  }
   return key;
 }
 

@@ -7,8 +7,10 @@
 // quoting, first value wins, IdentityFile accumulates, `%h` in HostName, ssh's defaults — and says so when a
 // config is beyond it (`Match`, `CanonicalizeHostname`, a %token it does not expand): the caller then asks ssh.
 //
-// It is never trusted alone: the caller runs `ssh -G` for one peer of every group of peers that the same Host
-// lines match (group_of) and compares; a group whose representative differs gets `ssh -G` for every peer.
+// It is never trusted alone: the caller runs `ssh -G` for two peers (the first and the last) of every group of
+// peers to which the config applies in the same shape (group_of: the same keywords in the same order, %tokens in
+// the same places; typically one group for a cluster whose config has a `Host nodeK / HostName ...` alias per
+// node) and compares; a group where ssh says otherwise gets `ssh -G` for every peer.
 // Pure: files come through a reader the caller supplies.
 #pragma once
 
@@ -54,15 +56,17 @@ class SshConfig {
   static SshConfig load_one(const std::string& file, const std::string& home, const std::string& user,
                             const ReadFile& read, const Glob& glob);
 
-  // What this ssh uses where the config says nothing (known_hosts files, identities): from
-  // `ssh -F /dev/null -G NAME`, so the model follows the installed OpenSSH's defaults. Without it, OpenSSH 9.2's.
+  // What this ssh uses where the config says nothing (known_hosts files, identities): from `ssh -G` of a peer
+  // the config sets none of them for (or `ssh -F /dev/null -G NAME`), so the model follows the installed
+  // OpenSSH's defaults. Without it, OpenSSH 9.2's.
   void set_defaults(const ResolvedPeer& defaults) { defaults_ = defaults; }
 
   // False when the files use something this model does not follow (then ask ssh for every peer).
   bool supported() const { return unsupported_.empty(); }
   const std::string& unsupported_reason() const { return unsupported_; }
 
-  // Peers with the same key are matched by the same Host lines, so one `ssh -G` checks the model for all.
+  // Peers with the same key get the same keywords in the same order (only their literal values differ), so
+  // `ssh -G` for a few of them checks the model for all.
   std::string group_of(std::string_view destination) const;
 
   // The options for `ssh destination`; nullopt when the config is not supported or a value holds a %token

@@ -6,7 +6,11 @@
 #include <sstream>
 #include <tuple>
 
+#include <fmt/core.h>
+
+#include "doctor/probe_token.h"
 #include "doctor/ssh_pairs.h"
+#include "util/random.h"
 #include "head/node_runs.h"
 
 namespace muster::doctor {
@@ -53,13 +57,21 @@ Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
   return ok;
 }
 
+// The probe port of a fast check: one for all nodes, picked at random from 20000-31999 (below Linux's
+// ephemeral range, so no outgoing connection holds it). A node where it is taken says so (nolisten); the pairs
+// into it are then unsure and get a real ssh, and the head names the port.
+int pick_probe_port() { return 20000 + static_cast<int>(std::stoul(random_hex(4), nullptr, 16) % 12000); }
+
 Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string>& names) {
   size_t n = names.size();
+  int port = pick_probe_port();
+  std::string token = new_probe_token();
   auto runs = head::run_on_nodes(pool, [&](size_t node) {
     std::vector<std::string> argv = {head::kNodeMuster, "node",  "ssh-view", "--kex", kFastKex,
-                                     "--reach-seconds", std::to_string(reach_seconds(n)), "--"};
+                                     "--reach-seconds", std::to_string(reach_seconds(n)), "--probe-port",
+                                     std::to_string(port), "--"};
     for (size_t k = 1; k < n; ++k) argv.push_back(names[(node + k) % n]);
-    return head::NodeCommand{argv, {}};
+    return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
   }, matrix_timeout_ms(pool.size()));
   if (!runs) return runs.error();
   std::vector<NodeSshView> views(n);
@@ -70,13 +82,27 @@ Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string
   }
   SshCheck check;
   check.handshakes = n;  // the ring
+  check.probe_port = port;
   std::vector<std::vector<std::string>> confirm(n);
   std::vector<std::vector<std::string>> reasons(n, std::vector<std::string>(n));
   for (size_t from = 0; from < n; ++from) {
     for (size_t to = 0; to < n; ++to) {
       if (to == from) continue;
       size_t before = (to + n - 1) % n;  // the node whose ring handshake and host key scan went to `to`
-      auto judged = judge_pair(names[from], views[from], names[to], views[to], views[before].next_host_keys);
+      auto ring = views[before].peers.find(names[to]);
+      auto judged = judge_pair(names[from], views[from], names[to], views[to], views[before].next_host_keys,
+                               ring == views[before].peers.end() ? nullptr : &ring->second);
+      if (auto link = views[from].peers.find(names[to]);
+          link != views[from].peers.end() && link->second.configured && !link->second.proxy) {
+        const PeerView& peer = link->second;
+        if (!peer.linked) {
+          std::string why = !peer.link_error.empty() ? peer.link_error : "not tried (the node did not report)";
+          if (!views[to].listen_error.empty()) why = names[to] + " could not listen: " + views[to].listen_error;
+          check.unlinked.push_back({from, to, fmt::format("{} ({}): {}", peer.host, port, why)});
+        }
+      } else if (!reported[from]) {
+        check.unlinked.push_back({from, to, fmt::format("{} did not report", names[from])});
+      }
       std::string reason = judged.verdict == PairVerdict::fails ? judged.reason : "";
       if (before == from) {  // a ring pair: its own real ssh is the verdict
         if (views[from].ring_ok != 1) check.failed.push_back({from, to, reason});

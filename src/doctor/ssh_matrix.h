@@ -3,14 +3,18 @@
 // - full: every node runs `ssh -o BatchMode=yes -o ConnectTimeout=5 <name> true` to every other node, 8 at a
 //   time: N×(N-1) real handshakes (O(N²) key exchanges: 240 for 16 nodes, 4,032 for 64).
 // - fast (the default): every node reports, for every peer, what `ssh -G peer` resolves, the known_hosts
-//   entries for it and the public keys it would offer, and reads the banner of the peer's sshd at that address
-//   and port (a TCP connection, no key exchange); and its own user and authorized_keys. Each node also scans
-//   the host keys of the next node in a ring and runs one real `ssh next true`: N handshakes that prove sshd
-//   accepts what the cheap checks predict (AllowUsers/DenyUsers, PAM, its key algorithms). The head judges
-//   every pair from these facts (ssh_pairs.h); a pair judged failing or unsure, and every pair into a node whose
-//   ring handshake failed, gets a real ssh of its own, so no pair is named broken that ssh would accept.
-//   What fast cannot see: sshd rules that depend on the source of the connection (Match Address, AllowUsers
-//   user@host, tcp wrappers) for pairs that are not in the ring; the full matrix does.
+//   entries for it and the public keys it would offer, and connects to the peer at that address (muster's
+//   probe listener on a high port, with the run's token: ssh_view.h's mesh mode; no sshd forks per pair); and
+//   its own user and authorized_keys. Each node also runs one real `ssh next true` to the next node in a ring,
+//   whose -v output names the host key that sshd served: N handshakes that prove sshd answers at that address and
+//   port and accepts what the cheap checks predict (AllowUsers/DenyUsers, PAM, its key algorithms). The head
+//   judges every pair from these facts (ssh_pairs.h); a pair judged failing or unsure (one whose address or port
+//   is not the one the ring proved, say), and every pair into a node whose ring handshake failed, gets a real ssh
+//   of its own, so no pair is named broken that ssh would accept. The links are also a check of their own: every
+//   pair of nodes can open TCP connections on a high port, as NCCL and gloo do between ranks.
+//   What fast cannot see: sshd rules or firewalls that depend on the source of the connection and apply to the
+//   ssh port only (Match Address, AllowUsers user@host, a port-22 rule per host) for pairs that are not in the
+//   ring; the full matrix does.
 // Used by `doctor` and by `setup ssh` to verify its work.
 #pragma once
 
@@ -39,6 +43,9 @@ struct SshPair {
 struct SshCheck {
   std::vector<SshPair> failed;  // the ordered pairs for which ssh fails; empty when the mesh is complete
   size_t handshakes = 0;        // real ssh handshakes it took (the ring's, the confirmations, or N×(N-1))
+  // Fast mode: the TCP links between every ordered pair (to the peer's probe port at the address its ssh uses).
+  int probe_port = 0;           // 0: no links were tried (full mode)
+  std::vector<SshPair> unlinked;  // pairs whose link failed, reason = why
 };
 
 // The full matrix: the ordered pairs (node indexes into `names`) for which ssh failed. A node that could not run

@@ -128,6 +128,8 @@ NodeSshView parse_ssh_view(std::string_view text) {
     } else if (tag == "hostfp") {  // ssh -v: "Server host key: type SHA256:..."
       auto w = words(rest);
       if (w.size() >= 2 && w[1].rfind("SHA256:", 0) == 0) view.next_host_keys.push_back(w[1]);
+    } else if (tag == "nolisten") {
+      view.listen_error = std::string(trim(rest));
     } else if (tag == "hostkey") {  // ssh-keyscan's line: host type blob
       auto w = words(rest);
       if (w.size() >= 3) view.next_host_keys.push_back(key_fingerprint(w[1] + " " + w[2]));
@@ -168,6 +170,11 @@ NodeSshView parse_ssh_view(std::string_view text) {
         view.peers[name].banner = std::string(tail);
       } else if (tag == "noreach") {
         view.peers[name].reach_error = std::string(tail);
+      } else if (tag == "link") {
+        view.peers[name].linked = true;
+        view.peers[name].link_address = std::string(trim(tail));
+      } else if (tag == "nolink") {
+        view.peers[name].link_error = std::string(tail);
       }
     }
   }
@@ -184,7 +191,7 @@ NodeSshView parse_ssh_view(std::string_view text) {
 }
 
 PairJudgement judge_pair(const std::string& from_name, const NodeSshView& from, const std::string& to_name,
-                         const NodeSshView& to, const std::vector<std::string>& served) {
+                         const NodeSshView& to, const std::vector<std::string>& served, const PeerView* ring) {
   auto it = from.peers.find(to_name);
   if (it == from.peers.end() || !it->second.configured) {
     return {PairVerdict::unsure, fmt::format("{} did not report how it reaches {} (`ssh -G {}`)", from_name,
@@ -192,8 +199,19 @@ PairJudgement judge_pair(const std::string& from_name, const NodeSshView& from, 
   }
   const PeerView& peer = it->second;
   std::vector<std::string> unsure;
-  // Reachability: a banner from the sshd at the address and port `ssh -G` resolved on `from`.
-  if (!peer.proxy && peer.banner.rfind("SSH-", 0) != 0) {
+  // Reachability: a banner from the sshd at the address and port `ssh -G` resolved on `from`; or, in mesh mode,
+  // a link to `to` at that address, and the ring's real ssh to the same address and port.
+  if (!peer.proxy && peer.linked) {
+    bool proven = ring != nullptr && ring->configured && ring->linked && ring->link_address == peer.link_address &&
+                  ring->port == peer.port;
+    if (!proven) {
+      unsure.push_back(fmt::format("{} reaches {} at {} port {}, where no ring handshake went", from_name, to_name,
+                                   peer.link_address, peer.port));
+    }
+  } else if (!peer.proxy && !peer.link_error.empty()) {
+    return {PairVerdict::fails, fmt::format("{} cannot reach {} at {} ({})", from_name, to_name, peer.host,
+                                            peer.link_error)};
+  } else if (!peer.proxy && peer.banner.rfind("SSH-", 0) != 0) {
     std::string why = !peer.reach_error.empty() ? peer.reach_error
                       : peer.banner.empty()     ? "no answer"
                                                 : "not an ssh server: " + one_line(peer.banner.substr(0, 60));

@@ -32,6 +32,10 @@ struct PeerView {
   std::vector<std::string> identities;  // "type blob" of the public keys a would offer
   std::string banner;                   // the first line b's sshd sent ("" when none)
   std::string reach_error;              // why there was no banner ("" when reached or not tried)
+  // Mesh mode (ssh_view.h): a's connection to b's probe listener at the address ssh resolved.
+  bool linked = false;
+  std::string link_address;             // the numeric address it reached
+  std::string link_error;               // why not ("" when linked or not tried)
 };
 
 struct AuthorizedKey {
@@ -49,6 +53,7 @@ struct NodeSshView {
   // ssh's -v output, or ssh-keyscan lines), and whether the real `ssh next true` worked (-1: not reported).
   std::vector<std::string> next_host_keys;
   int ring_ok = -1;
+  std::string listen_error;  // mesh mode: why this node could not serve its probe port ("" when it did)
 };
 
 // Parses the node script's output (unknown lines are ignored).
@@ -68,9 +73,11 @@ struct PairJudgement {
 };
 
 // The verdict for `ssh to_name` from node `from`: `served` are the fingerprints of the host keys to's sshd
-// serves (empty: unknown),
-// `to` is what node `to` reported (its user and authorized_keys).
+// serves (empty: unknown), `to` is what node `to` reported (its user and authorized_keys), `ring` what the
+// node whose ring handshake went to `to` resolved for it (nullptr: unknown). In mesh mode a pair's network path
+// is proven by its link; that an sshd answers at the address and port it resolved, only when the ring's
+// handshake went to the same address and port.
 PairJudgement judge_pair(const std::string& from_name, const NodeSshView& from, const std::string& to_name,
-                         const NodeSshView& to, const std::vector<std::string>& served);
+                         const NodeSshView& to, const std::vector<std::string>& served, const PeerView* ring = nullptr);
 
 }  // namespace muster::doctor

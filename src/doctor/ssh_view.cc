@@ -10,7 +10,11 @@
 #include "doctor/ssh_config.h"
 #include "posix/file.h"
 #include "posix/run_commands.h"
-#include "posix/tcp_banner.h"
+#include "doctor/probe_token.h"
+#include "posix/pipe.h"
+#include "posix/process.h"
+#include "posix/socket.h"
+#include "posix/tcp_lines.h"
 #include "util/text.h"
 
 namespace muster::doctor {
@@ -70,20 +74,37 @@ std::vector<std::optional<ResolvedPeer>> resolve_peers(const std::vector<std::st
   } else {
     std::map<std::string, std::vector<size_t>> groups;
     for (size_t i = 0; i < peers.size(); ++i) groups[config.group_of(peers[i])].push_back(i);
-    std::vector<std::vector<std::string>> commands = {{"ssh", "-F", "/dev/null", "-G", "muster-defaults"}};
-    std::vector<const std::vector<size_t>*> order;
+    // `ssh -G` for the first and the last peer of every group. The first one's answer also gives the model what
+    // this ssh does where the config says nothing (its defaults: identity files, known_hosts files): every peer
+    // of a group has the same options configured.
+    std::vector<std::vector<std::string>> commands;
+    std::vector<std::pair<const std::vector<size_t>*, std::vector<size_t>>> checked;  // group, answers' indexes
     for (const auto& [key, members] : groups) {
+      std::vector<size_t> at = {commands.size()};
       commands.push_back(ssh_g(peers[members.front()]));
-      order.push_back(&members);
+      if (members.size() > 1) {
+        at.push_back(commands.size());
+        commands.push_back(ssh_g(peers[members.back()]));
+      }
+      checked.emplace_back(&members, at);
     }
     auto answers = ask_ssh(commands);
-    if (answers[0]) config.set_defaults(*answers[0]);
-    for (size_t g = 0; g < order.size(); ++g) {
-      const auto& members = *order[g];
-      auto model = config.resolve(peers[members.front()]);
-      bool agrees = model && answers[g + 1] && *model == *answers[g + 1];
-      resolved[members.front()] = answers[g + 1];
-      for (size_t k = 1; k < members.size(); ++k) {
+    for (const auto& [group, at] : checked) {
+      const auto& members = *group;
+      size_t last = members.size() - 1;
+      resolved[members.front()] = answers[at.front()];
+      if (at.size() > 1) resolved[members.back()] = answers[at.back()];
+      if (!answers[at.front()]) {
+        for (size_t k = 1; k < last; ++k) ask.push_back(members[k]);
+        continue;
+      }
+      config.set_defaults(*answers[at.front()]);
+      bool agrees = true;
+      for (size_t k = 0; k < at.size(); ++k) {
+        auto model = config.resolve(peers[members[k == 0 ? 0 : last]]);
+        agrees = agrees && model && answers[at[k]] && *model == *answers[at[k]];
+      }
+      for (size_t k = 1; k < last; ++k) {
         size_t i = members[k];
         if (agrees) resolved[i] = config.resolve(peers[i]);
         if (!resolved[i]) ask.push_back(i);
@@ -138,32 +159,74 @@ void describe_peer(std::string& out, const std::string& name, const ResolvedPeer
   }
 }
 
-// The ring: one real ssh to `peer` (classic key exchange first, then ssh's own choice), its -v output saying
-// which host key the peer's sshd served.
-void ring_handshake(std::string& out, const std::string& peer, const std::string& kex) {
-  auto attempt = [&](bool classic) {
-    std::vector<std::string> argv = {"ssh", "-v", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5"};
-    if (classic && !kex.empty()) argv.insert(argv.end(), {"-o", "KexAlgorithms=" + kex});
-    argv.insert(argv.end(), {peer, "true"});
-    auto outcome = posix::run_commands({argv}, 20'000);
-    for (auto line : split_lines(outcome[0].err)) {
-      static constexpr std::string_view kKey = "Server host key: ";
-      size_t at = line.find(kKey);
-      if (at != std::string_view::npos) out += "hostfp " + std::string(trim(line.substr(at + kKey.size()))) + "\n";
-    }
-    return outcome[0].succeeded();
-  };
-  if (attempt(true) || (!kex.empty() && attempt(false))) {
-    out += "ring ok\n";
-  } else {
-    out += "ring fail\n";
-  }
+std::vector<std::string> ring_argv(const std::string& peer, const std::string& kex) {
+  std::vector<std::string> argv = {"ssh", "-v", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5"};
+  if (!kex.empty()) argv.insert(argv.end(), {"-o", "KexAlgorithms=" + kex});
+  argv.insert(argv.end(), {peer, "true"});
+  return argv;
 }
+
+// The host keys ssh -v says the peer served, and whether it worked.
+bool ring_result(std::string& out, std::string_view verbose, bool worked) {
+  static constexpr std::string_view kKey = "Server host key: ";
+  for (auto line : split_lines(verbose)) {
+    size_t at = line.find(kKey);
+    if (at != std::string_view::npos) out += "hostfp " + std::string(trim(line.substr(at + kKey.size()))) + "\n";
+  }
+  return worked;
+}
+
+// The ring: one real ssh to `peer` (classic key exchange first), started before the reachability round and
+// collected after it; a failed first try is retried with ssh's own choice.
+class RingHandshake {
+ public:
+  RingHandshake(const std::string& peer, const std::string& kex) : peer_(peer), kex_(kex) {
+    auto pipe = posix::make_pipe();
+    if (!pipe) return;
+    posix::SpawnOptions options;
+    options.argv = ring_argv(peer, kex);
+    options.stdout_fd = pipe->write.get();
+    options.stderr_fd = pipe->write.get();
+    auto child = posix::spawn(options);
+    if (!child) return;
+    child_ = std::move(*child);
+    output_ = std::move(pipe->read);
+  }
+
+  void finish(std::string& out) {
+    bool worked = false;
+    if (child_) {
+      auto text = posix::read_to_end(output_.get());
+      auto status = child_->wait();
+      worked = ring_result(out, text ? *text : "", status == posix::ExitStatus(posix::Exited{0}));
+    }
+    if (!worked && !kex_.empty()) {
+      auto outcome = posix::run_commands({ring_argv(peer_, "")}, 20'000);
+      worked = ring_result(out, outcome[0].err, outcome[0].succeeded());
+    }
+    out += worked ? "ring ok\n" : "ring fail\n";
+  }
+
+ private:
+  std::string peer_, kex_;
+  std::optional<posix::Process> child_;
+  posix::Fd output_;
+};
 
 }  // namespace
 
 std::string ssh_view(const SshViewOptions& options) {
   std::string out;
+  // Mesh mode: listen first, so that peers that get here sooner find the port open.
+  posix::Fd listener;
+  if (options.probe_port > 0) {
+    auto opened = posix::listen_tcp(options.probe_port);
+    if (opened && posix::set_nonblocking(opened->get())) {
+      listener = std::move(*opened);
+    } else {
+      out += "nolisten " + (opened ? std::string("cannot make it non-blocking") : one_line(opened.error().message)) + "\n";
+    }
+  }
   posix::Account account = posix::current_account();
   if (account.home.empty()) account.home = posix::home_directory();
   out += "me " + account.name + "\n";
@@ -179,7 +242,9 @@ std::string ssh_view(const SshViewOptions& options) {
   }
   auto resolved = resolve_peers(options.peers, account);
   std::set<std::string> printed_files;
-  std::vector<posix::BannerTarget> targets;
+  posix::LineRound round;
+  round.in_flight = options.in_flight;
+  round.timeout_ms = options.reach_seconds * 1000;
   std::vector<size_t> target_peer;
   for (size_t i = 0; i < options.peers.size(); ++i) {
     const auto& name = options.peers[i];
@@ -189,17 +254,35 @@ std::string ssh_view(const SshViewOptions& options) {
     }
     describe_peer(out, name, *resolved[i], account.home, printed_files);
     if (resolved[i]->proxy) continue;
-    targets.push_back({resolved[i]->host, std::atoi(resolved[i]->port.c_str())});
+    int port = options.probe_port > 0 ? options.probe_port : std::atoi(resolved[i]->port.c_str());
+    round.targets.push_back({resolved[i]->host, port});
     target_peer.push_back(i);
   }
   if (options.peers.empty()) return out;
-  auto banners = posix::read_banners(targets, options.in_flight, options.reach_seconds * 1000);
-  for (size_t k = 0; k < banners.size(); ++k) {
-    const auto& name = options.peers[target_peer[k]];
-    if (banners[k].answered) out += fmt::format("reach {} {}\n", name, one_line(banners[k].line));
-    else out += fmt::format("noreach {} {}\n", name, banners[k].error);
+  std::optional<RingHandshake> ring;
+  ring.emplace(options.peers.front(), options.kex);
+  if (options.probe_port > 0) {
+    round.send = probe_hello_line(options.token);
+    round.retry = true;
+    round.ipv4_only = true;
+    round.server = {listener.get(), round.send, std::string(kProbeAnswer) + "\n", static_cast<int>(target_peer.size())};
   }
-  ring_handshake(out, options.peers.front(), options.kex);
+  auto result = posix::exchange_lines(round);
+  for (size_t k = 0; k < result.outcomes.size(); ++k) {
+    const auto& name = options.peers[target_peer[k]];
+    const auto& outcome = result.outcomes[k];
+    if (options.probe_port == 0) {
+      if (outcome.answered) out += fmt::format("reach {} {}\n", name, one_line(outcome.line));
+      else out += fmt::format("noreach {} {}\n", name, outcome.error);
+    } else if (outcome.answered && outcome.line == kProbeAnswer) {
+      out += fmt::format("link {} {}\n", name, outcome.address);
+    } else {
+      out += fmt::format("nolink {} {}\n", name,
+                         outcome.answered ? "not muster's listener: " + one_line(outcome.line.substr(0, 60)) : outcome.error);
+    }
+  }
+  if (options.probe_port > 0) out += fmt::format("served {} {}\n", result.accepted, result.strays);
+  ring->finish(out);
   return out;
 }
 

@@ -5,7 +5,9 @@
 # fast check must find off the ring (the ring is nodeK -> nodeK+1): node3's known_hosts loses node5's host key,
 # node6's authorized_keys loses node2's key, and node4's sshd refuses root from every node (DenyUsers
 # root@<node addresses>: keys all fine, the head still gets in). Fast names exactly the pairs the full matrix
-# names, with what is missing where it knows.
+# names, with what is missing where it knows. Last, node5's firewall drops TCP from node2 on every port but 22: the
+# fast check's links (ssh_view.h) name that pair for NCCL/gloo, and its ssh verdicts stay exact (a real ssh
+# confirms node2 -> node5).
 set -euo pipefail
 export MUSTER_TESTBED_PREFIX=${MUSTER_TESTBED_PREFIX:-mtbds} MUSTER_TESTBED_SUBNET=${MUSTER_TESTBED_SUBNET:-10.213.144.0/24}
 export MUSTER_TESTBED_SSH_INCLUDE=0
@@ -30,6 +32,7 @@ step "healthy: fast and full agree, with node1's known_hosts hashed"
 rc=0; out=$(doctor) || rc=$?
 assert_contains "$out" "ssh works between all $((nodes * (nodes - 1))) ordered pairs" "fast, healthy (rc $rc)"
 assert_contains "$out" "$nodes real handshakes" "fast uses the ring's handshakes only"
+assert_contains "$out" "every node opens TCP connections to every other node" "fast: the links between all pairs"
 rc=0; out=$(doctor --ssh-matrix full) || rc=$?
 assert_contains "$out" "ssh works between all $((nodes * (nodes - 1))) ordered pairs" "full, healthy (rc $rc)"
 out=$(doctor --no-ssh-matrix) || true
@@ -63,3 +66,15 @@ rc=0; full=$(doctor --ssh-matrix full) || rc=$?
 assert_eq 2 "$rc" "full: exit code with broken pairs (output: $full)"
 assert_eq "$expected" "$(broken_pairs "$full")" "full: the broken pairs (output: $full)"
 step "fast and full name the same $(wc -l <<<"$expected") pairs"
+
+step "inject: node5 drops connections from node2 except to port 22"
+node2_ip=$("$TESTBED" ip node2)
+"$TESTBED" exec node5 iptables -A INPUT -s "$node2_ip" -p tcp --syn ! --dport 22 -j DROP
+rc=0; fast=$(doctor) || rc=$?
+assert_contains "$fast" "node2 cannot open a TCP connection to node5 at" "fast: the link node5's firewall drops"
+assert_contains "$fast" "NCCL and gloo connect every pair of ranks" "fast: what the link is for"
+links=$(grep -c 'cannot open a TCP connection' <<<"$fast" || true)
+assert_eq 1 "$links" "fast: only node2 -> node5 lost its link (output: $fast)"
+assert_eq "$expected" "$(broken_pairs "$fast")" "fast: the same broken ssh pairs with node2 -> node5 confirmed by ssh"
+"$TESTBED" exec node5 iptables -F INPUT
+step "the firewalled link named, the ssh verdicts unchanged"

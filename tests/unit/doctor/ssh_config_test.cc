@@ -130,11 +130,23 @@ TEST_F(SshConfigTest, IncludesInsideAndOutsideHostBlocks) {
   expect_as_ssh(file, {"gpu1", "gpu2", "cpu1"});
 }
 
-TEST_F(SshConfigTest, PeersMatchedByTheSameHostLinesShareAGroup) {
+TEST_F(SshConfigTest, PeersTheConfigAppliesToAlikeShareAGroup) {
   auto config = load(write("config", "Host node*\n  Port 2022\nHost gpu1\n  User a\n"));
   EXPECT_EQ(config.group_of("node1"), config.group_of("node17"));
   EXPECT_NE(config.group_of("node1"), config.group_of("gpu1"));
   EXPECT_NE(config.group_of("gpu1"), config.group_of("gpu2"));
+  // An alias per node (what the how-tos and `muster gen ssh-config` write): one shape, one group.
+  auto aliases = write("aliases",
+                       "Host node1\n  HostName 10.0.0.11\nHost node2\n  HostName 10.0.0.12\n"
+                       "Host node3\n  HostName 10.0.0.13\n  Port 2222\nHost *\n  User root\n");
+  auto per_node = load(aliases);
+  EXPECT_EQ(per_node.group_of("node1"), per_node.group_of("node2"));
+  EXPECT_NE(per_node.group_of("node1"), per_node.group_of("node3"));
+  EXPECT_NE(per_node.group_of("node1"), per_node.group_of("node9"));
+  expect_as_ssh(aliases, {"node1", "node2", "node3", "node9"});
+  // A %token moves a peer to a group of its own shape.
+  auto tokens = load(write("tokens", "Host a\n  HostName %h.x\nHost b\n  HostName b.x\n"));
+  EXPECT_NE(tokens.group_of("a"), tokens.group_of("b"));
 }
 
 TEST_F(SshConfigTest, WhatTheModelDoesNotFollowIsSaid) {

@@ -133,6 +133,50 @@ TEST(SshPairs, NoBannerFails) {
       << judged.reason;
 }
 
+// Mesh mode: node1 linked to node2's probe listener at 10.0.0.12; the ring's handshake into node2 came from a node
+// that resolved node2 to `ring_line`.
+PairJudgement judge_mesh(const std::string& link_line, const std::string& ring_line) {
+  std::string from = from_report("node2,10.0.0.12 " + kHostB);
+  const std::string banner = "reach node2 SSH-2.0-OpenSSH_9.2p1 Debian-2";
+  from.replace(from.find(banner), banner.size(), link_line);
+  auto ring = parse_ssh_view(ring_line);
+  auto peer = ring.peers.find("node2");
+  return judge_pair("node1", parse_ssh_view(from), "node2", parse_ssh_view(to_report()), {kHostBPrint},
+                    peer == ring.peers.end() ? nullptr : &peer->second);
+}
+
+TEST(SshPairs, MeshLinkIsReachableWhereTheRingProvedTheSshd) {
+  auto judged = judge_mesh("link node2 10.0.0.12", "peer node2 node2 22 root ask no no\nlink node2 10.0.0.12\n");
+  EXPECT_EQ(judged.verdict, PairVerdict::ok) << judged.reason;
+}
+
+TEST(SshPairs, MeshLinkToAnotherAddressOrPortThanTheRingsIsUnsure) {
+  auto other_address = judge_mesh("link node2 10.0.0.12", "peer node2 node2 22 root ask no no\nlink node2 10.9.0.12\n");
+  EXPECT_EQ(other_address.verdict, PairVerdict::unsure);
+  EXPECT_NE(other_address.reason.find("where no ring handshake went"), std::string::npos) << other_address.reason;
+  auto other_port = judge_mesh("link node2 10.0.0.12", "peer node2 node2 2222 root ask no no\nlink node2 10.0.0.12\n");
+  EXPECT_EQ(other_port.verdict, PairVerdict::unsure);
+  EXPECT_EQ(judge_mesh("link node2 10.0.0.12", "").verdict, PairVerdict::unsure);
+}
+
+TEST(SshPairs, MeshLinkThatFailedFails) {
+  auto judged = judge_mesh("nolink node2 connection failed: No route to host",
+                           "peer node2 node2 22 root ask no no\nlink node2 10.0.0.12\n");
+  EXPECT_EQ(judged.verdict, PairVerdict::fails);
+  EXPECT_NE(judged.reason.find("node1 cannot reach node2 at 10.0.0.12 (connection failed: No route to host)"),
+            std::string::npos) << judged.reason;
+}
+
+TEST(SshPairs, ParsesTheMeshLines) {
+  auto view = parse_ssh_view("nolisten cannot listen on TCP port 20001: Address already in use\n"
+                             "link node2 10.0.0.12\nnolink node3 connection failed: x\nserved 2 1\n");
+  EXPECT_EQ(view.listen_error, "cannot listen on TCP port 20001: Address already in use");
+  EXPECT_TRUE(view.peers["node2"].linked);
+  EXPECT_EQ(view.peers["node2"].link_address, "10.0.0.12");
+  EXPECT_FALSE(view.peers["node3"].linked);
+  EXPECT_EQ(view.peers["node3"].link_error, "connection failed: x");
+}
+
 TEST(SshPairs, UnreportedPeerIsUnsure) {
   EXPECT_EQ(judge("me root\n", to_report()).verdict, PairVerdict::unsure);
   EXPECT_EQ(judge("me root\npeer node2 error\n", to_report()).verdict, PairVerdict::unsure);
