@@ -1,5 +1,5 @@
 // `muster node <op>`: hidden; what the head's features run on every node: setup's file edits and key
-// (setup/node_ops.h), doctor's facts, port and bandwidth probes (doctor/gather.h, port_check.h, bandwidth_probe.h),
+// (setup/node_ops.h), doctor's facts, cross-node checks and bandwidth probes (doctor/gather.h, cross_checks.h, bandwidth_probe.h),
 // launch's node-local cache directory (launch/node_caches.h) and image push's image id and load
 // (image/node_image.h).
 #include <fmt/core.h>
@@ -9,9 +9,8 @@
 #include "cli/subcommands.h"
 #include "doctor/bandwidth_probe.h"
 #include "doctor/gather.h"
-#include "doctor/port_check.h"
 #include "doctor/probe_token.h"
-#include "doctor/ssh_view.h"
+#include "doctor/cross_checks.h"
 #include "image/node_image.h"
 #include "launch/node_caches.h"
 #include "setup/node_ops.h"
@@ -56,16 +55,15 @@ int run_node(const std::vector<std::string>& args) {
   facts->add_option("--resolve", gather.resolve, "a name to resolve on this node (repeatable)");
   facts->add_flag("--import-torch", gather.import_torch, "import torch (device count, NCCL): slower");
   facts->add_flag("--caches", gather.caches, "the job's cache directories (HF_HOME, TORCH_HOME, ...) here");
+  doctor::MarkerOptions markers;
+  bool mark_caches = false;
+  facts->add_option("--marker", markers.marker, "write this run's marker files (cross_checks.h)");
+  facts->add_option("--mark-path", markers.paths, "write the marker into this path (node 0)");
+  facts->add_flag("--mark-caches", mark_caches, "write the marker, with --node-index, into the caches' directories");
+  facts->add_option("--node-index", markers.node_index, "this node's index (the caches' markers)");
   facts->add_option("--container-image", gather.container_image, "also check this image (python probed inside)");
   facts->add_option("--container-runtime", gather.container_runtime,
                     "podman or docker (default: the installed one)");
-  doctor::PortCheck port;
-  auto* port_check = app->add_subcommand("port", "listen on a TCP port (master) or connect to one (the others)");
-  port_check->add_option("--listen", port.listen_port);
-  port_check->add_option("--expect", port.expect);
-  port_check->add_option("--connect", port.connect_host);
-  port_check->add_option("--port", port.connect_port);
-  port_check->add_option("--seconds", port.seconds);
   doctor::ProbeOptions probe;
   bool pick_port = false;
   auto* bandwidth = app->add_subcommand("bw", "one round of doctor's bandwidth test: serve peers, send to one");
@@ -77,15 +75,21 @@ int run_node(const std::vector<std::string>& args) {
   bandwidth->add_option("--seconds", probe.seconds, "streaming time after the warm-up");
   bandwidth->add_option("--warmup", probe.warmup, "seconds not counted at the start of the stream");
   bandwidth->add_option("--timeout-ms", probe.timeout_ms, "bound on the whole round");
-  doctor::SshViewOptions ssh_view;
-  auto* ssh_view_op = app->add_subcommand("ssh-view", "what this node's ssh client and sshd do for each peer "
-                                                      "(doctor's fast ssh check)");
-  ssh_view_op->add_option("--kex", ssh_view.kex, "KexAlgorithms for the ring's first handshake");
-  ssh_view_op->add_option("--reach-seconds", ssh_view.reach_seconds, "bound on the banner round");
-  ssh_view_op->add_option("--in-flight", ssh_view.in_flight, "connections being made at once");
-  ssh_view_op->add_option("--probe-port", ssh_view.probe_port, "mesh mode: listen on this port and connect to the "
-                                                                "peers' (the run's token in the environment)");
-  ssh_view_op->add_option("peers", ssh_view.peers, "the peers, the next node of the ring first");
+  doctor::CrossOptions cross;
+  std::string master_connect;
+  auto* cross_op = app->add_subcommand("cross", "doctor's cross-node checks on this node, in one round: ssh "
+                                                "to the peers, shared paths and caches, the master port");
+  cross_op->add_option("--peer", cross.peers, "the fast ssh check's peers, the ring's next node first");
+  cross_op->add_option("--kex", cross.kex, "KexAlgorithms for the ring's first handshake");
+  cross_op->add_option("--probe-port", cross.probe_port, "the ssh check's listener (the run's token in the environment)");
+  cross_op->add_option("--marker", cross.marker, "this run's marker file name");
+  cross_op->add_option("--seen", cross.seen_paths, "a path to look for node 0's marker in");
+  cross_op->add_option("--cache-dir", cross.cache_dirs, "a cache directory to look for every node's markers in");
+  cross_op->add_option("--master-listen", cross.master_listen, "listen on this port (node 0)");
+  cross_op->add_option("--master-expect", cross.master_expect, "connections node 0 waits for");
+  cross_op->add_option("--master-connect", master_connect, "connect to HOST:PORT (the others)");
+  cross_op->add_option("--seconds", cross.seconds, "bound on the connection round");
+  cross_op->add_option("--in-flight", cross.in_flight, "connections being made at once");
   std::string cache_base;
   auto* cache_dir = app->add_subcommand("cache-dir", "make this node's private cache directory for "
                                                      "`launch --node-local-caches` and print it");
@@ -105,9 +109,15 @@ int run_node(const std::vector<std::string>& args) {
     return 0;
   }
   if (image_op->parsed()) return image::run_node_image(image_options);
-  if (ssh_view_op->parsed()) {
-    ssh_view.token = doctor::probe_token_from_environment();
-    fmt::print("{}", doctor::ssh_view(ssh_view));
+  if (cross_op->parsed()) {
+    if (!master_connect.empty()) {
+      auto peer = doctor::parse_probe_peer(master_connect);
+      if (!peer) return report_error(peer.error());
+      cross.master_host = peer->host;
+      cross.master_port = peer->port;
+    }
+    cross.token = doctor::probe_token_from_environment();
+    fmt::print("{}", doctor::run_cross_checks(cross));
     return 0;
   }
   if (bandwidth->parsed()) {
@@ -119,15 +129,15 @@ int run_node(const std::vector<std::string>& args) {
     probe.token = doctor::probe_token_from_environment();
     return run_bandwidth_round(probe, pick_port);
   }
-  if (port_check->parsed()) {
-    port.token = doctor::probe_token_from_environment();
-    fmt::print("{}", doctor::run_port_check(port));
-    return 0;
-  }
   if (hosts->parsed()) return setup::hosts_block_op(options);
   if (lines->parsed()) return setup::add_lines_op(options);
   if (facts->parsed()) {
-    fmt::print("{}\n", nlohmann::json(doctor::gather(gather)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    auto found = doctor::gather(gather);
+    if (mark_caches) {
+      for (const auto& cache : found.caches) markers.cache_dirs.push_back(cache.probe);
+    }
+    doctor::write_markers(markers);
+    fmt::print("{}\n", nlohmann::json(found).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return 0;
   }
   return setup::ssh_identity_op(options);

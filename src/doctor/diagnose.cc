@@ -12,16 +12,37 @@
 #include "doctor/probe_token.h"
 #include "head/node_runs.h"
 #include "doctor/ssh_matrix.h"
+#include "doctor/tree_hash.h"
 #include "posix/environment.h"
 #include "util/random.h"
+#include "util/text.h"
 
 namespace muster::doctor {
 namespace {
 
-constexpr int kNodeCommandTimeoutMs = 30'000;  // the shared-filesystem and master-port rounds
+constexpr int kCleanupTimeoutMs = 30'000;
+constexpr int kMasterPortSeconds = 8;  // the cross round's bound without the ssh check
 
-head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<std::string>& names) {
+// The cross-node checks of one doctor run: what the facts round writes, the cross round looks for (cross_checks.h)
+// and the last round removes.
+struct CrossRun {
+  std::string marker = std::string(kDoctorMarkerPrefix) + random_hex(16);
+  std::string token = new_probe_token();
+  bool shared_fs = false;
+  bool caches = false;
+  bool ssh_fast = false;
+  int mesh_port = 0;
+  int master_port = 0;
+};
+
+head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<std::string>& names,
+                                const CrossRun& cross, size_t node) {
   std::vector<std::string> argv = {head::kNodeMuster, "node", "facts", "--python", flags.python};
+  argv.insert(argv.end(), {"--marker", cross.marker, "--node-index", std::to_string(node)});
+  if (cross.shared_fs && node == 0) {
+    for (const auto& path : flags.paths) argv.insert(argv.end(), {"--mark-path", path});
+  }
+  if (cross.caches) argv.push_back("--mark-caches");
   for (const auto& path : flags.paths) argv.insert(argv.end(), {"--path", path});
   for (const auto& name : names) argv.insert(argv.end(), {"--resolve", name});
   if (flags.import_torch) argv.push_back("--import-torch");
@@ -33,10 +54,11 @@ head::NodeCommand facts_command(const DiagnoseOptions& flags, const std::vector<
 
 // Facts of every node; a node that could not report gets an error finding instead.
 std::vector<NodeFacts> gather_facts(head::AgentPool& pool, const DiagnoseOptions& flags,
-                                            const std::vector<std::string>& names,
-                                            std::vector<Finding>& findings, Error* failure) {
+                                    const std::vector<std::string>& names, const CrossRun& cross,
+                                    std::vector<Finding>& findings, Error* failure) {
   std::vector<NodeFacts> facts(names.size());
-  auto runs = head::run_on_nodes(pool, [&](size_t) { return facts_command(flags, names); }, flags.timeout_ms);
+  auto runs = head::run_on_nodes(pool, [&](size_t node) { return facts_command(flags, names, cross, node); },
+                                 flags.timeout_ms);
   if (!runs) {
     *failure = runs.error();
     return facts;
@@ -55,9 +77,8 @@ std::vector<NodeFacts> gather_facts(head::AgentPool& pool, const DiagnoseOptions
   return facts;
 }
 
-void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, SshMatrixMode mode,
-               std::vector<Finding>& findings) {
-  auto check = check_ssh_pairs(pool, names, mode);
+void report_ssh(const Result<SshCheck>& check, const std::vector<std::string>& names, SshMatrixMode mode,
+                std::vector<Finding>& findings) {
   if (!check) {
     findings.push_back({Severity::warning, "ssh", "", "could not check ssh between nodes: " + check.error().message, ""});
     return;
@@ -96,38 +117,19 @@ void check_ssh(head::AgentPool& pool, const std::vector<std::string>& names, Ssh
   }
 }
 
-// Which nodes see a file that node 0 writes into each path: one shared filesystem (NFS and the like), some
-// nodes sharing it, or node-local everywhere. The statfs type alone cannot tell a bind mount or a local disk
-// with identical contents from a share; this test can.
-void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& paths,
-                        const std::vector<std::string>& names, std::vector<Finding>& findings) {
-  std::string token = ".muster-doctor-" + random_hex(16);
-  const char* write = "for p; do [ -d \"$p\" ] && : >\"$p/$T\" 2>/dev/null && echo \"wrote $p\"; done; true";
-  const char* read = "for p; do [ -e \"$p/$T\" ] && echo \"seen $p\"; done; true";
-  const char* remove = "for p; do rm -f \"$p/$T\"; done";
-  auto on_node = [&](const char* script, std::optional<size_t> only) {
-    return head::run_on_nodes(pool, [&](size_t node) {
-      std::vector<std::string> argv = {"sh", "-c", script, "sh"};
-      if (!only || *only == node) argv.insert(argv.end(), paths.begin(), paths.end());
-      return head::NodeCommand{argv, {"T=" + token}};
-    }, kNodeCommandTimeoutMs);
-  };
-  auto wrote = on_node(write, 0);
-  auto seen = on_node(read, std::nullopt);
-  (void)on_node(remove, 0);
-  if (!wrote || !seen) return;
+// Which nodes see a file that node 0 wrote into each path (in the facts round): one shared filesystem (NFS and the
+// like), some nodes sharing it, or node-local everywhere. The statfs type alone cannot tell a bind mount or a
+// local disk with identical contents from a share; this test can. `seen[node]`: the cross round's output.
+void judge_shared_paths(const std::vector<std::string>& paths, const std::vector<std::string>& names,
+                        const std::vector<std::string>& seen, std::vector<Finding>& findings) {
   for (const auto& path : paths) {
-    if ((*wrote)[0].out.find("wrote " + path + "\n") == std::string::npos) continue;  // missing or read-only
+    // Node 0 sees its own marker unless it could not write it (a missing or read-only path).
+    if (seen[0].find("seen " + path + "\n") == std::string::npos) continue;
     std::vector<std::string> sharing, local;
     for (size_t node = 0; node < names.size(); ++node) {
-      bool sees = (*seen)[node].out.find("seen " + path + "\n") != std::string::npos;
+      bool sees = seen[node].find("seen " + path + "\n") != std::string::npos;
       (sees ? sharing : local).push_back(names[node]);
     }
-    auto join = [](const std::vector<std::string>& list) {
-      std::string text;
-      for (const auto& item : list) text += (text.empty() ? "" : ", ") + item;
-      return text;
-    };
     if (local.empty()) {
       findings.push_back({Severity::ok, "shared-fs", "",
                           fmt::format("{}: one shared filesystem (a file written on {} is seen on every node)", path,
@@ -138,45 +140,39 @@ void check_shared_paths(head::AgentPool& pool, const std::vector<std::string>& p
                           fmt::format("keep it identical everywhere: muster sync {}, or mount one share there", path)});
     } else {
       findings.push_back({Severity::warning, "shared-fs", "",
-                          fmt::format("{}: shared by {} but not by {}", path, join(sharing), join(local)),
-                          fmt::format("mount the same share at {} on {}", path, join(local))});
+                          fmt::format("{}: shared by {} but not by {}", path, join(sharing, ", "), join(local, ", ")),
+                          fmt::format("mount the same share at {} on {}", path, join(local, ", "))});
     }
   }
 }
 
-// Node 0 listens on the port while every other node connects to the address the head reached node 0 on
-// (what launch uses as MASTER_ADDR): the port is free there and no firewall is in the way.
-void check_master_port(head::AgentPool& pool, const std::vector<std::string>& names, int port,
-                       std::vector<Finding>& findings) {
-  std::string address = pool.hello(0).ssh_addr.empty() ? "127.0.0.1" : pool.hello(0).ssh_addr;
-  std::string token = new_probe_token();  // only this run's nodes count (probe_token.h)
-  auto runs = head::run_on_nodes(pool, [&](size_t node) {
-    std::vector<std::string> argv = {head::kNodeMuster, "node", "port", "--seconds", "8"};
-    if (node == 0) {
-      argv.insert(argv.end(), {"--listen", std::to_string(port), "--expect", std::to_string(names.size() - 1)});
-    } else {
-      argv.insert(argv.end(), {"--connect", address, "--port", std::to_string(port)});
-    }
-    return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
-  }, kNodeCommandTimeoutMs);
-  if (!runs) return;
-  std::string master = (*runs)[0].out;
-  if (master.rfind("in-use ", 0) == 0) {
+// The line of the cross round's output that starts with `tag` (without it), nullopt when there is none.
+std::optional<std::string> line_of(const std::string& out, std::string_view tag) {
+  for (auto line : split_lines(out)) {
+    if (line.rfind(tag, 0) == 0) return std::string(line.substr(tag.size()));
+  }
+  return std::nullopt;
+}
+
+// Node 0 listened on the port while every other node connected to the address the head reached node 0 on (what
+// launch uses as MASTER_ADDR): the port is free there and no firewall is in the way.
+void judge_master_port(const std::vector<std::string>& names, const std::string& address, int port,
+                       const std::vector<head::NodeRun>& runs, std::vector<Finding>& findings) {
+  if (auto taken = line_of(runs[0].out, "master in-use ")) {
     findings.push_back({Severity::error, "master-port", names[0],
-                        fmt::format("port {} is taken on {} (MASTER_ADDR's node): {}", port, names[0],
-                                    master.substr(7, master.find('\n') - 7)),
+                        fmt::format("port {} is taken on {} (MASTER_ADDR's node): {}", port, names[0], *taken),
                         fmt::format("stop what listens there (ss -ltnp 'sport = :{}'), or use another port "
                                     "(muster launch picks a free one by itself)", port)});
     return;
   }
   bool all = true;
-  for (size_t node = 1; node < runs->size(); ++node) {
-    const std::string& out = (*runs)[node].out;
-    if (out.rfind("reached", 0) == 0) continue;
+  for (size_t node = 1; node < runs.size(); ++node) {
+    if (line_of(runs[node].out, "master reached")) continue;
     all = false;
+    auto why = line_of(runs[node].out, "master unreachable ");
     findings.push_back({Severity::error, "master-port", names[node],
                         fmt::format("{} cannot reach {}:{} ({}): {}", names[node], address, port, names[0],
-                                    out.empty() ? (*runs)[node].error : out.substr(0, out.find('\n'))),
+                                    why ? *why : runs[node].error.empty() ? "no answer" : runs[node].error),
                         fmt::format("allow TCP from the cluster's nodes to {} (a firewall?)", names[0])});
   }
   if (all) {
@@ -184,6 +180,55 @@ void check_master_port(head::AgentPool& pool, const std::vector<std::string>& na
                         fmt::format("port {} is free on {} and every node reaches {}:{}", port, names[0], address,
                                     port), ""});
   }
+}
+
+// The cross round (cross_checks.h): on every node at once, the fast ssh check, the markers of the shared paths
+// and caches, and the master port.
+Result<std::vector<head::NodeRun>> run_cross_round(head::AgentPool& pool, const std::vector<std::string>& names,
+                                                   const DiagnoseOptions& options, const std::vector<NodeFacts>& facts,
+                                                   const CrossRun& cross, const std::string& master_address) {
+  int seconds = cross.ssh_fast ? fast_check_seconds(names.size()) : kMasterPortSeconds;
+  return head::run_on_nodes(pool, [&](size_t node) {
+    std::vector<std::string> argv = {head::kNodeMuster, "node", "cross", "--marker", cross.marker, "--seconds",
+                                     std::to_string(seconds)};
+    if (cross.ssh_fast) {
+      for (auto& arg : fast_check_args(names, node, cross.mesh_port)) argv.push_back(std::move(arg));
+    }
+    if (cross.shared_fs) {
+      for (const auto& path : options.paths) argv.insert(argv.end(), {"--seen", path});
+    }
+    if (cross.caches) {
+      for (const auto& cache : facts[node].caches) {
+        argv.insert(argv.end(), {"--cache-dir", cache.probe.empty() ? "/nonexistent" : cache.probe});
+      }
+    }
+    if (cross.master_port > 0 && node == 0) {
+      argv.insert(argv.end(), {"--master-listen", std::to_string(cross.master_port), "--master-expect",
+                               std::to_string(names.size() - 1)});
+    } else if (cross.master_port > 0) {
+      argv.insert(argv.end(), {"--master-connect", fmt::format("{}:{}", master_address, cross.master_port)});
+    }
+    return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + cross.token}};
+  }, fast_check_timeout_ms(names.size()));
+}
+
+// Removes the markers of the facts round: node 0's in the shared paths, every node's in its caches.
+void remove_markers(head::AgentPool& pool, const DiagnoseOptions& options, const std::vector<NodeFacts>& facts,
+                    const CrossRun& cross) {
+  if (!cross.shared_fs && !cross.caches) return;
+  const char* script = "for f; do rm -f \"$f\"; done";
+  (void)head::run_on_nodes(pool, [&](size_t node) {
+    std::vector<std::string> argv = {"sh", "-c", script, "sh"};
+    if (cross.shared_fs && node == 0) {
+      for (const auto& path : options.paths) argv.push_back(path + "/" + cross.marker);
+    }
+    if (cross.caches) {
+      for (const auto& cache : facts[node].caches) {
+        if (!cache.probe.empty()) argv.push_back(fmt::format("{}/{}-{}", cache.probe, cross.marker, node));
+      }
+    }
+    return head::NodeCommand{argv, {}};
+  }, kCleanupTimeoutMs);
 }
 
 }  // namespace
@@ -202,13 +247,35 @@ Result<Diagnosis> diagnose_all(head::AgentPool& pool, const std::vector<std::str
                                const DiagnoseOptions& options) {
   Diagnosis diagnosis;
   std::vector<Finding>& findings = diagnosis.findings;
+  bool several = names.size() > 1;
+  CrossRun cross;
+  cross.shared_fs = options.shared_fs && several;
+  cross.caches = options.shared_caches && several;
+  cross.ssh_fast = options.ssh_matrix == SshMatrixMode::fast && several;
+  cross.master_port = several ? options.master_port : 0;
+  cross.mesh_port = pick_mesh_port(cross.master_port);
   Error failure;
-  auto facts = gather_facts(pool, options, names, findings, &failure);
+  auto facts = gather_facts(pool, options, names, cross, findings, &failure);
   if (!failure.message.empty()) return failure;
-  if (options.ssh_matrix != SshMatrixMode::off && names.size() > 1) check_ssh(pool, names, options.ssh_matrix, findings);
-  if (options.shared_fs && names.size() > 1) check_shared_paths(pool, options.paths, names, findings);
-  if (options.master_port > 0 && names.size() > 1) check_master_port(pool, names, options.master_port, findings);
-  if (options.shared_caches && names.size() > 1) check_shared_caches(pool, names, facts, findings);
+  if (cross.ssh_fast || cross.shared_fs || cross.caches || cross.master_port > 0) {
+    std::string master_address = pool.hello(0).ssh_addr.empty() ? "127.0.0.1" : pool.hello(0).ssh_addr;
+    auto runs = run_cross_round(pool, names, options, facts, cross, master_address);
+    remove_markers(pool, options, facts, cross);
+    if (!runs) return runs.error();
+    std::vector<std::string> outputs;
+    for (const auto& run : *runs) outputs.push_back(run.out);
+    if (cross.ssh_fast) report_ssh(judge_fast_check(pool, names, *runs, cross.mesh_port), names, SshMatrixMode::fast, findings);
+    if (cross.shared_fs) judge_shared_paths(options.paths, names, outputs, findings);
+    if (cross.master_port > 0) judge_master_port(names, master_address, cross.master_port, *runs, findings);
+    if (cross.caches) {
+      for (auto& finding : judge_cache_sharing(names, facts, cache_markers_seen(facts, outputs))) {
+        findings.push_back(std::move(finding));
+      }
+    }
+  }
+  if (options.ssh_matrix == SshMatrixMode::full && several) {
+    report_ssh(check_ssh_pairs(pool, names, SshMatrixMode::full), names, SshMatrixMode::full, findings);
+  }
   CheckOptions checks;
   checks.code_paths = options.paths;
   checks.slots_per_node = options.slots_per_node;

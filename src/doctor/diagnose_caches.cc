@@ -5,17 +5,10 @@
 
 #include <fmt/core.h>
 
-#include "head/node_runs.h"
 #include "util/random.h"
 #include "util/text.h"
 
 namespace muster::doctor {
-namespace {
-
-constexpr int kRoundTimeoutMs = 30'000;
-
-}  // namespace
-
 std::vector<Finding> judge_cache_sharing(const std::vector<std::string>& names, const std::vector<NodeFacts>& facts,
                                          const std::vector<std::vector<std::set<size_t>>>& seen) {
   // For each cache (by index, the same list on every node): the nodes that share it with each node.
@@ -52,36 +45,19 @@ std::vector<Finding> judge_cache_sharing(const std::vector<std::string>& names, 
   return out;
 }
 
-void check_shared_caches(head::AgentPool& pool, const std::vector<std::string>& names,
-                         const std::vector<NodeFacts>& facts, std::vector<Finding>& findings) {
-  if (names.size() < 2) return;
-  std::string token = ".muster-doctor-cache-" + random_hex(16) + "-";
-  const char* write = "K=$1; shift; for p; do [ -d \"$p\" ] && : >\"$p/$T$K\" 2>/dev/null; done; true";
-  const char* look =
-      "shift; i=0; for p; do for f in \"$p\"/$T*; do [ -e \"$f\" ] && echo \"$i ${f##*-}\"; done; i=$((i+1)); "
-      "done; true";
-  const char* remove = "K=$1; shift; for p; do rm -f \"$p/$T$K\"; done";
-  auto round = [&](const char* script) {
-    return head::run_on_nodes(pool, [&](size_t node) {
-      std::vector<std::string> argv = {"sh", "-c", script, "sh", std::to_string(node)};
-      for (const auto& cache : facts[node].caches) argv.push_back(cache.probe.empty() ? "/nonexistent" : cache.probe);
-      return head::NodeCommand{argv, {"T=" + token}};
-    }, kRoundTimeoutMs);
-  };
-  auto wrote = round(write);
-  auto saw = round(look);
-  (void)round(remove);
-  if (!wrote || !saw) return;
-  std::vector<std::vector<std::set<size_t>>> seen(names.size());
-  for (size_t node = 0; node < names.size(); ++node) {
+std::vector<std::vector<std::set<size_t>>> cache_markers_seen(const std::vector<NodeFacts>& facts,
+                                                              const std::vector<std::string>& cross_outputs) {
+  std::vector<std::vector<std::set<size_t>>> seen(facts.size());
+  for (size_t node = 0; node < facts.size() && node < cross_outputs.size(); ++node) {
     seen[node].resize(facts[node].caches.size());
-    size_t cache = 0, writer = 0;
-    std::istringstream lines((*saw)[node].out);
-    while (lines >> cache >> writer) {
-      if (cache < seen[node].size() && writer < names.size()) seen[node][cache].insert(writer);
+    for (auto line : split_lines(cross_outputs[node])) {
+      if (line.rfind("cache ", 0) != 0) continue;
+      std::istringstream words{std::string(line.substr(6))};
+      size_t cache = 0, writer = 0;
+      if (words >> cache >> writer && cache < seen[node].size() && writer < facts.size()) seen[node][cache].insert(writer);
     }
   }
-  for (auto& finding : judge_cache_sharing(names, facts, seen)) findings.push_back(std::move(finding));
+  return seen;
 }
 
 }  // namespace muster::doctor

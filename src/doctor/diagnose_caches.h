@@ -1,7 +1,8 @@
 // Which of the job's cache directories (cache_dirs.h) several nodes share, found the way the shared-filesystem
 // test finds shared paths: every node writes a marker file into the nearest existing directory of each of its
-// caches, then every node looks for the others' markers in its own. The statfs type cannot tell (an NFS home
-// mounted on one node only, a bind mount); this can. Part of `muster doctor` and `launch --preflight`.
+// caches (the facts round), then every node looks for the others' markers in its own (the cross round). The
+// statfs type cannot tell (an NFS home mounted on one node only, a bind mount); this can. Part of `muster doctor`
+// and `launch --preflight`.
 #pragma once
 
 #include <set>
@@ -9,14 +10,14 @@
 #include <vector>
 
 #include "doctor/node_facts.h"
-#include "head/agent_pool.h"
 #include "util/finding.h"
 
 namespace muster::doctor {
 
-// Runs the marker rounds on the pool and adds the findings (nothing when no node reported its caches).
-void check_shared_caches(head::AgentPool& pool, const std::vector<std::string>& names,
-                         const std::vector<NodeFacts>& facts, std::vector<Finding>& findings);
+// The markers each node found (the `cache INDEX WRITER` lines of the cross round, cross_checks.h; the markers were
+// written in the facts round): `seen[node][cache]` as judge_cache_sharing wants it.
+std::vector<std::vector<std::set<size_t>>> cache_markers_seen(const std::vector<NodeFacts>& facts,
+                                                              const std::vector<std::string>& cross_outputs);
 
 // Pure: `seen[node][cache]` holds the nodes whose marker node `node` found for that cache (its own included
 // when it could write it). A warning per group of nodes that share caches, naming each cache and its path, with

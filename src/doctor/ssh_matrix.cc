@@ -19,6 +19,12 @@ namespace {
 // A minute, and a second more per node: the full matrix of 64 nodes is 4,032 handshakes on one machine's cores.
 int matrix_timeout_ms(size_t nodes) { return 60'000 + 1'000 * static_cast<int>(nodes); }
 
+}  // namespace
+
+int fast_check_timeout_ms(size_t nodes) { return matrix_timeout_ms(nodes); }
+
+namespace {
+
 // Up to kParallel attempts at once per node (one at a time took 1.6 s for 7 peers on a loaded testbed), below
 // sshd's default MaxStartups (10 unauthenticated connections): every node starts at its next neighbour, so a
 // node is the target of at most kParallel nodes at a time. The first attempt asks for a classic key exchange:
@@ -33,9 +39,8 @@ const char* const kScript =
     "n=$((n + 1)); if [ \"$n\" -ge \"$P\" ]; then wait; n=0; fi; done; wait";
 const char* const kFastKex = "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256";
 
-// The fast check's node half is `muster node ssh-view` (ssh_view.h): one process per node, no shell.
-// The bound on a node's banner round: 10 s, and half a second more per node (on a testbed all nodes share the
-// head's cores: 64 nodes read 4,032 banners there). A peer that did not answer in time gets a real ssh.
+// The bound on a node's connection round: 10 s, and half a second more per node (on a testbed all nodes share the
+// head's cores: 64 nodes make 4,032 connections there). A peer not linked in time gets a real ssh.
 int reach_seconds(size_t nodes) { return 10 + static_cast<int>(nodes) / 2; }
 
 // The real handshakes: `targets(node)` are the peers node tries; returns, per node, the peers that worked.
@@ -57,28 +62,30 @@ Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
   return ok;
 }
 
-// The probe port of a fast check: one for all nodes, picked at random from 20000-31999 (below Linux's
-// ephemeral range, so no outgoing connection holds it). A node where it is taken says so (nolisten); the pairs
-// into it are then unsure and get a real ssh, and the head names the port.
-int pick_probe_port() { return 20000 + static_cast<int>(std::stoul(random_hex(4), nullptr, 16) % 12000); }
+}  // namespace
 
-Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string>& names) {
+int pick_mesh_port(int avoid) {
+  int port = 20000 + static_cast<int>(std::stoul(random_hex(4), nullptr, 16) % 12000);
+  return port == avoid ? port + 1 : port;
+}
+
+int fast_check_seconds(size_t nodes) { return reach_seconds(nodes); }
+
+std::vector<std::string> fast_check_args(const std::vector<std::string>& names, size_t node, int probe_port) {
   size_t n = names.size();
-  int port = pick_probe_port();
-  std::string token = new_probe_token();
-  auto runs = head::run_on_nodes(pool, [&](size_t node) {
-    std::vector<std::string> argv = {head::kNodeMuster, "node",  "ssh-view", "--kex", kFastKex,
-                                     "--reach-seconds", std::to_string(reach_seconds(n)), "--probe-port",
-                                     std::to_string(port), "--"};
-    for (size_t k = 1; k < n; ++k) argv.push_back(names[(node + k) % n]);
-    return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
-  }, matrix_timeout_ms(pool.size()));
-  if (!runs) return runs.error();
+  std::vector<std::string> args = {"--kex", kFastKex, "--probe-port", std::to_string(probe_port)};
+  for (size_t k = 1; k < n; ++k) args.insert(args.end(), {"--peer", names[(node + k) % n]});
+  return args;
+}
+
+Result<SshCheck> judge_fast_check(head::AgentPool& pool, const std::vector<std::string>& names,
+                                  const std::vector<head::NodeRun>& runs, int port) {
+  size_t n = names.size();
   std::vector<NodeSshView> views(n);
   std::vector<bool> reported(n, false);
   for (size_t i = 0; i < n; ++i) {
-    reported[i] = (*runs)[i].ok();
-    views[i] = parse_ssh_view((*runs)[i].out);
+    reported[i] = runs[i].ok();
+    views[i] = parse_ssh_view(runs[i].out);
   }
   SshCheck check;
   check.handshakes = n;  // the ring
@@ -134,8 +141,6 @@ Result<SshCheck> fast_check(head::AgentPool& pool, const std::vector<std::string
   return check;
 }
 
-}  // namespace
-
 std::optional<SshMatrixMode> parse_ssh_matrix_mode(std::string_view text) {
   if (text == "off") return SshMatrixMode::off;
   if (text == "fast") return SshMatrixMode::fast;
@@ -160,7 +165,18 @@ Result<std::vector<SshPair>> failed_ssh_pairs(head::AgentPool& pool, const std::
 }
 
 Result<SshCheck> check_ssh_pairs(head::AgentPool& pool, const std::vector<std::string>& names, SshMatrixMode mode) {
-  if (mode == SshMatrixMode::fast) return fast_check(pool, names);
+  if (mode == SshMatrixMode::fast) {
+    int port = pick_mesh_port(0);
+    std::string token = new_probe_token();
+    auto runs = head::run_on_nodes(pool, [&](size_t node) {
+      std::vector<std::string> argv = {head::kNodeMuster, "node", "cross", "--seconds",
+                                       std::to_string(fast_check_seconds(names.size()))};
+      for (auto& arg : fast_check_args(names, node, port)) argv.push_back(std::move(arg));
+      return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
+    }, fast_check_timeout_ms(names.size()));
+    if (!runs) return runs.error();
+    return judge_fast_check(pool, names, *runs, port);
+  }
   auto failed = failed_ssh_pairs(pool, names);
   if (!failed) return failed.error();
   SshCheck check;

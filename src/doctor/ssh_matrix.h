@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "head/agent_pool.h"
+#include "head/node_runs.h"
 #include "util/result.h"
 
 namespace muster::doctor {
@@ -52,7 +53,18 @@ struct SshCheck {
 // the check at all counts as failing towards every other node.
 Result<std::vector<SshPair>> failed_ssh_pairs(head::AgentPool& pool, const std::vector<std::string>& names);
 
-// fast or full (not off).
+// fast or full (not off). Fast runs a round of `muster node cross` (cross_checks.h) with the ssh check alone.
 Result<SshCheck> check_ssh_pairs(head::AgentPool& pool, const std::vector<std::string>& names, SshMatrixMode mode);
+
+// The fast check as a part of doctor's cross round (diagnose.cc): the probe port (random in 20000-31999, not
+// `avoid`; a node where it is taken says so and the pairs into it get a real ssh), the arguments of node `node`'s
+// `muster node cross`, the round's bound, and the judgement of the round's outputs (ssh_pairs.h), which runs a
+// real ssh for every pair in doubt.
+int pick_mesh_port(int avoid);
+std::vector<std::string> fast_check_args(const std::vector<std::string>& names, size_t node, int probe_port);
+int fast_check_seconds(size_t nodes);
+int fast_check_timeout_ms(size_t nodes);
+Result<SshCheck> judge_fast_check(head::AgentPool& pool, const std::vector<std::string>& names,
+                                  const std::vector<head::NodeRun>& runs, int probe_port);
 
 }  // namespace muster::doctor

@@ -13,7 +13,6 @@
 #include "doctor/probe_token.h"
 #include "posix/pipe.h"
 #include "posix/process.h"
-#include "posix/socket.h"
 #include "posix/tcp_lines.h"
 #include "util/text.h"
 
@@ -176,57 +175,38 @@ bool ring_result(std::string& out, std::string_view verbose, bool worked) {
   return worked;
 }
 
-// The ring: one real ssh to `peer` (classic key exchange first), started before the reachability round and
-// collected after it; a failed first try is retried with ssh's own choice.
-class RingHandshake {
- public:
-  RingHandshake(const std::string& peer, const std::string& kex) : peer_(peer), kex_(kex) {
-    auto pipe = posix::make_pipe();
-    if (!pipe) return;
-    posix::SpawnOptions options;
-    options.argv = ring_argv(peer, kex);
-    options.stdout_fd = pipe->write.get();
-    options.stderr_fd = pipe->write.get();
-    auto child = posix::spawn(options);
-    if (!child) return;
-    child_ = std::move(*child);
-    output_ = std::move(pipe->read);
-  }
-
-  void finish(std::string& out) {
-    bool worked = false;
-    if (child_) {
-      auto text = posix::read_to_end(output_.get());
-      auto status = child_->wait();
-      worked = ring_result(out, text ? *text : "", status == posix::ExitStatus(posix::Exited{0}));
-    }
-    if (!worked && !kex_.empty()) {
-      auto outcome = posix::run_commands({ring_argv(peer_, "")}, 20'000);
-      worked = ring_result(out, outcome[0].err, outcome[0].succeeded());
-    }
-    out += worked ? "ring ok\n" : "ring fail\n";
-  }
-
- private:
-  std::string peer_, kex_;
-  std::optional<posix::Process> child_;
-  posix::Fd output_;
-};
-
 }  // namespace
 
-std::string ssh_view(const SshViewOptions& options) {
-  std::string out;
-  // Mesh mode: listen first, so that peers that get here sooner find the port open.
-  posix::Fd listener;
-  if (options.probe_port > 0) {
-    auto opened = posix::listen_tcp(options.probe_port);
-    if (opened && posix::set_nonblocking(opened->get())) {
-      listener = std::move(*opened);
-    } else {
-      out += "nolisten " + (opened ? std::string("cannot make it non-blocking") : one_line(opened.error().message)) + "\n";
-    }
+RingHandshake::RingHandshake(const std::string& peer, const std::string& kex) : peer_(peer), kex_(kex) {
+  auto pipe = posix::make_pipe();
+  if (!pipe) return;
+  posix::SpawnOptions options;
+  options.argv = ring_argv(peer, kex);
+  options.stdout_fd = pipe->write.get();
+  options.stderr_fd = pipe->write.get();
+  auto child = posix::spawn(options);
+  if (!child) return;
+  child_ = std::move(*child);
+  output_ = std::move(pipe->read);
+}
+
+void RingHandshake::finish(std::string& out) {
+  bool worked = false;
+  if (child_) {
+    auto text = posix::read_to_end(output_.get());
+    auto status = child_->wait();
+    worked = ring_result(out, text ? *text : "", status == posix::ExitStatus(posix::Exited{0}));
   }
+  if (!worked && !kex_.empty()) {
+    auto outcome = posix::run_commands({ring_argv(peer_, "")}, 20'000);
+    worked = ring_result(out, outcome[0].err, outcome[0].succeeded());
+  }
+  out += worked ? "ring ok\n" : "ring fail\n";
+}
+
+SshPeers describe_ssh_peers(const std::vector<std::string>& peers, int probe_port) {
+  SshPeers result;
+  std::string& out = result.lines;
   posix::Account account = posix::current_account();
   if (account.home.empty()) account.home = posix::home_directory();
   out += "me " + account.name + "\n";
@@ -240,49 +220,33 @@ std::string ssh_view(const SshViewOptions& options) {
       for (auto line : split_lines(listed[0].out)) out += "agent " + std::string(line) + "\n";
     }
   }
-  auto resolved = resolve_peers(options.peers, account);
+  auto resolved = resolve_peers(peers, account);
   std::set<std::string> printed_files;
-  posix::LineRound round;
-  round.in_flight = options.in_flight;
-  round.timeout_ms = options.reach_seconds * 1000;
-  std::vector<size_t> target_peer;
-  for (size_t i = 0; i < options.peers.size(); ++i) {
-    const auto& name = options.peers[i];
+  for (size_t i = 0; i < peers.size(); ++i) {
     if (!resolved[i]) {
-      out += "peer " + name + " error\n";
+      out += "peer " + peers[i] + " error\n";
       continue;
     }
-    describe_peer(out, name, *resolved[i], account.home, printed_files);
-    if (resolved[i]->proxy) continue;
-    int port = options.probe_port > 0 ? options.probe_port : std::atoi(resolved[i]->port.c_str());
-    round.targets.push_back({resolved[i]->host, port});
-    target_peer.push_back(i);
+    describe_peer(out, peers[i], *resolved[i], account.home, printed_files);
+    if (resolved[i]->proxy) continue;  // reachability and host key are the proxy's business
+    result.targets.push_back({resolved[i]->host, probe_port});
+    result.target_names.push_back(peers[i]);
   }
-  if (options.peers.empty()) return out;
-  std::optional<RingHandshake> ring;
-  ring.emplace(options.peers.front(), options.kex);
-  if (options.probe_port > 0) {
-    round.send = probe_hello_line(options.token);
-    round.retry = true;
-    round.ipv4_only = true;
-    round.server = {listener.get(), round.send, std::string(kProbeAnswer) + "\n", static_cast<int>(target_peer.size())};
-  }
-  auto result = posix::exchange_lines(round);
-  for (size_t k = 0; k < result.outcomes.size(); ++k) {
-    const auto& name = options.peers[target_peer[k]];
-    const auto& outcome = result.outcomes[k];
-    if (options.probe_port == 0) {
-      if (outcome.answered) out += fmt::format("reach {} {}\n", name, one_line(outcome.line));
-      else out += fmt::format("noreach {} {}\n", name, outcome.error);
-    } else if (outcome.answered && outcome.line == kProbeAnswer) {
+  return result;
+}
+
+std::string link_lines(const SshPeers& peers, const std::vector<posix::LineOutcome>& outcomes) {
+  std::string out;
+  for (size_t k = 0; k < outcomes.size() && k < peers.target_names.size(); ++k) {
+    const auto& name = peers.target_names[k];
+    const auto& outcome = outcomes[k];
+    if (outcome.answered && outcome.line == kProbeAnswer) {
       out += fmt::format("link {} {}\n", name, outcome.address);
     } else {
       out += fmt::format("nolink {} {}\n", name,
                          outcome.answered ? "not muster's listener: " + one_line(outcome.line.substr(0, 60)) : outcome.error);
     }
   }
-  if (options.probe_port > 0) out += fmt::format("served {} {}\n", result.accepted, result.strays);
-  ring->finish(out);
   return out;
 }
 

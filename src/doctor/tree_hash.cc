@@ -34,6 +34,7 @@ bool list_files(const posix::Dir& dir, const std::string& path, const std::strin
       if (!below) continue;
       if (!list_files(*below, path + "/" + name, prefix + name + "/", limits, files, bytes)) return false;
     } else if ((*st)->is_file()) {
+      if (name.rfind(kDoctorMarkerPrefix, 0) == 0) continue;
       auto size = static_cast<int64_t>((*st)->size);
       files.push_back({prefix + name, path + "/" + name, size});
       bytes += size;

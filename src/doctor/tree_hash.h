@@ -2,7 +2,8 @@
 // data under a path (and name the files that differ). Reads files; never follows symbolic links.
 //
 // The walk visits entries in byte order of their names, depth first, skipping `.git` and `__pycache__`
-// directories; only regular files count (symbolic links, sockets, ... are ignored). Each file's content
+// directories and doctor's own marker files (kDoctorMarkerPrefix: the shared-filesystem test writes one into a
+// path while other nodes may be hashing it); only regular files count (symbolic links, sockets, ... are ignored). Each file's content
 // is hashed with XXH3-64; the tree hash is XXH3-64 over (relative path, size, file hash) of every file in
 // walk order, so it depends on names, sizes and contents, not on times, owners or modes.
 #pragma once
@@ -10,8 +11,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace muster::doctor {
+
+// The names doctor gives its temporary marker files (cross_checks.h), which no tree hash counts.
+inline constexpr std::string_view kDoctorMarkerPrefix = ".muster-doctor-";
 
 struct TreeHashLimits {
   int64_t max_files = 20000;

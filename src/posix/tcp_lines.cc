@@ -27,7 +27,7 @@ constexpr size_t kMaxLine = 512;  // RFC 4253: an ssh identification line is at 
 constexpr int kRetryMs = 50;
 constexpr int kAttemptMs = 1000;  // a connect not answered by then is made again (with `retry`)
 constexpr int kInboundWaitMs = 1000;  // for an accepted connection's line
-constexpr uint64_t kListenerToken = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kListenerBase = uint64_t{1} << 50;  // + the server's index
 constexpr uint64_t kInboundBase = uint64_t{1} << 40;
 
 struct Outgoing {
@@ -39,6 +39,7 @@ struct Outgoing {
 };
 
 struct Incoming {
+  size_t server = 0;
   Fd fd;
   std::string bytes;
   int64_t deadline = 0;
@@ -98,7 +99,7 @@ std::optional<std::string> complete_line(const std::string& bytes, bool eof) {
 class Round {
  public:
   Round(const LineRound& round, Poller& poller)
-      : round_(round), poller_(poller), out_(round.targets.size()), last_error_(round.targets.size()), result_{std::vector<LineOutcome>(round.targets.size())} {}
+      : round_(round), poller_(poller), out_(round.targets.size()), last_error_(round.targets.size()), result_{std::vector<LineOutcome>(round.targets.size()), std::vector<int>(round.servers.size()), 0} {}
 
   LineRoundResult run();
 
@@ -107,14 +108,15 @@ class Round {
   void on_outgoing(size_t i, uint32_t events, int64_t now);
   void finish_outgoing(size_t i, std::string error);
   void retry_later(size_t i, int64_t now, std::string why);
-  void accept_all(int64_t now);
+  void accept_all(size_t server, int64_t now);
   void on_incoming(uint64_t token);
   void drop_incoming(uint64_t token) {
     (void)poller_.remove(in_[token].fd.get());
     in_.erase(token);
   }
   bool done() const {
-    bool served = round_.server.listener < 0 || result_.accepted >= round_.server.wanted;
+    bool served = true;
+    for (size_t k = 0; k < round_.servers.size(); ++k) served = served && result_.accepted[k] >= round_.servers[k].wanted;
     return waiting_.empty() && open_ == 0 && retrying_ == 0 && served;
   }
 
@@ -208,13 +210,13 @@ void Round::on_outgoing(size_t i, uint32_t events, int64_t now) {
   finish_outgoing(i, "closed without a line");
 }
 
-void Round::accept_all(int64_t now) {
+void Round::accept_all(size_t server, int64_t now) {
   for (;;) {
-    Fd fd(::accept4(round_.server.listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    Fd fd(::accept4(round_.servers[server].listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd.valid()) return;  // EAGAIN, or an error the next readiness repeats
     uint64_t token = next_in_++;
     if (!poller_.add(fd.get(), poll_readable, token)) continue;
-    in_[token] = Incoming{std::move(fd), "", now + kInboundWaitMs};
+    in_[token] = Incoming{server, std::move(fd), "", now + kInboundWaitMs};
   }
 }
 
@@ -228,9 +230,10 @@ void Round::on_incoming(uint64_t token) {
   if (got) c.bytes.append(buffer, got->bytes);
   auto line = got ? complete_line(c.bytes, got->eof) : std::optional<std::string>("");
   if (!line) return;
-  if (c.bytes.substr(0, c.bytes.find('\n') + 1) == round_.server.expect) {
-    (void)write_all(c.fd.get(), round_.server.answer);
-    ++result_.accepted;
+  const LineServer& server = round_.servers[c.server];
+  if (c.bytes.substr(0, c.bytes.find('\n') + 1) == server.expect) {
+    (void)write_all(c.fd.get(), server.answer);
+    ++result_.accepted[c.server];
   } else {
     ++result_.strays;
   }
@@ -239,7 +242,8 @@ void Round::on_incoming(uint64_t token) {
 
 LineRoundResult Round::run() {
   for (size_t i = 0; i < out_.size(); ++i) waiting_.push_back(i);
-  if (round_.server.listener >= 0) (void)poller_.add(round_.server.listener, poll_readable, kListenerToken);
+  result_.accepted.assign(round_.servers.size(), 0);
+  for (size_t k = 0; k < round_.servers.size(); ++k) (void)poller_.add(round_.servers[k].listener, poll_readable, kListenerBase + k);
   int64_t deadline = monotonic_ms() + round_.timeout_ms;
   for (;;) {
     int64_t now = monotonic_ms();
@@ -270,12 +274,12 @@ LineRoundResult Round::run() {
     if (!events) break;
     now = monotonic_ms();
     for (const auto& event : *events) {
-      if (event.token == kListenerToken) accept_all(now);
+      if (event.token >= kListenerBase) accept_all(event.token - kListenerBase, now);
       else if (event.token >= kInboundBase) on_incoming(event.token);
       else on_outgoing(event.token, event.events, now);
     }
   }
-  if (round_.server.listener >= 0) (void)poller_.remove(round_.server.listener);
+  for (const auto& server : round_.servers) (void)poller_.remove(server.listener);
   for (auto& [token, c] : in_) (void)poller_.remove(c.fd.get());
   std::string late = fmt::format("no answer within {} s", (round_.timeout_ms + 999) / 1000);
   for (size_t i = 0; i < out_.size(); ++i) {
@@ -293,7 +297,7 @@ LineRoundResult Round::run() {
 LineRoundResult exchange_lines(const LineRound& round) {
   auto poller = Poller::create();
   if (!poller) {
-    LineRoundResult result{std::vector<LineOutcome>(round.targets.size())};
+    LineRoundResult result{std::vector<LineOutcome>(round.targets.size()), std::vector<int>(round.servers.size()), 0};
     for (auto& outcome : result.outcomes) outcome.error = "no poller: " + poller.error().message;
     return result;
   }

@@ -22,7 +22,7 @@ struct LineOutcome {
   std::string error;      // why not: "connection failed: ...", "no answer within N s", "cannot resolve ..."
 };
 
-// The serving half: connections accepted on `listener` (a listening socket, -1: none) that send exactly the line
+// A serving half: connections accepted on `listener` (a listening socket, non-blocking) that send exactly the line
 // `expect` get `answer` back and are counted; anything else is closed and counted as a stray.
 struct LineServer {
   int listener = -1;
@@ -38,14 +38,14 @@ struct LineRound {
   // was not answered within a second (a SYN lost), every 50 ms, until the round's end.
   bool retry = false;
   bool ipv4_only = false;       // connect to IPv4 addresses only (a listener of socket.h's listen_tcp)
-  LineServer server;
+  std::vector<LineServer> servers;
   int in_flight = 8;
   int timeout_ms = 10'000;
 };
 
 struct LineRoundResult {
   std::vector<LineOutcome> outcomes;  // in the order of targets
-  int accepted = 0;                   // connections that sent `expect`
+  std::vector<int> accepted;          // per server: connections that sent `expect`
   int strays = 0;
 };
 

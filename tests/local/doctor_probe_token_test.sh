@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # doctor's TCP checks accept only their own peers (doctor/probe_token.h): the node side of `doctor --bandwidth`
-# (`muster node bw`) and of the master-port check (`muster node port`), run here on loopback as two nodes would
+# (`muster node bw`) and of the master-port check (`muster node cross --master-...`), run here on loopback as two nodes would
 # run them, with a stray TCP connection reaching the listener first. The stray connection must not change the
 # result: the real sender's link is measured ("bw ok", the receiver "served 1"), and the real connecting node
 # "reached" the listener, which counted it and only it ("accepted 1").
@@ -35,23 +35,23 @@ assert_eq "served 1" "$(cat served.out)" "the receiver's count with a stray conn
 
 # --- master-port check --------------------------------------------------------------------------------------------
 port=$(free_port)
-"$MUSTER" node port --listen "$port" --expect 1 --seconds 5 >listened.out 2>&1 &
+"$MUSTER" node cross --master-listen "$port" --master-expect 1 --seconds 5 >listened.out 2>&1 &
 listener=$!
 stray "$port"
-"$MUSTER" node port --connect 127.0.0.1 --port "$port" --seconds 5 >connected.out 2>&1 || true
+"$MUSTER" node cross --master-connect "127.0.0.1:$port" --seconds 5 >connected.out 2>&1 || true
 wait "$listener" || true
 exec 3>&-
-assert_eq "reached" "$(cat connected.out)" "the connecting node's result with a stray connection on the port"
-assert_eq "accepted 1" "$(cat listened.out)" "the listener's count with a stray connection on the port"
+assert_eq "master reached" "$(cat connected.out)" "the connecting node's result with a stray connection on the port"
+assert_eq "master accepted 1" "$(cat listened.out)" "the listener's count with a stray connection on the port"
 
 # --- another run's token is a stray too ---------------------------------------------------------------------------
 port=$(free_port)
-"$MUSTER" node port --listen "$port" --expect 1 --seconds 3 >listened.out 2>&1 &
+"$MUSTER" node cross --master-listen "$port" --master-expect 1 --seconds 3 >listened.out 2>&1 &
 listener=$!
 stray "$port"
 exec 3>&-
-MUSTER_PROBE_TOKEN=someone-elses "$MUSTER" node port --connect 127.0.0.1 --port "$port" --seconds 3 >connected.out 2>&1 ||
+MUSTER_PROBE_TOKEN=someone-elses "$MUSTER" node cross --master-connect "127.0.0.1:$port" --seconds 3 >connected.out 2>&1 ||
   true
 wait "$listener" || true
-assert_contains "$(cat connected.out)" "unreachable" "a node of another run"
-assert_eq "accepted 0" "$(cat listened.out)" "the listener's count after only strays"
+assert_contains "$(cat connected.out)" "master unreachable" "a node of another run"
+assert_eq "master accepted 0" "$(cat listened.out)" "the listener's count after only strays"

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "doctor/bandwidth_probe.h"
-#include "doctor/port_check.h"
 #include "doctor/probe_token.h"
 #include "posix/clock.h"
 #include "posix/socket.h"
@@ -199,33 +198,6 @@ TEST(BandwidthProbe, StrayConnectionsAreNeitherServedNorCounted) {
   EXPECT_GT(samples[0].mbps, 50);
   ASSERT_TRUE(served) << served.error().message;
   EXPECT_EQ(*served, "served 1\n");
-}
-
-// The master-port check counts only this run's nodes, and a node says `reached` only when muster's listener of
-// this run answered (not whatever else listens on the port).
-TEST(PortCheck, CountsOnlyConnectionsWithTheRunsToken) {
-  auto port_line = pick_probe_port();
-  ASSERT_TRUE(port_line);
-  int port = std::stoi(port_line->substr(5));
-  std::string token = new_probe_token();
-  std::string listened;
-  std::thread listener([&] { listened = run_port_check(PortCheck{port, 1, "", 0, 3, token}); });
-  auto stray = posix::connect_tcp_stream("127.0.0.1", port, 5000);
-  ASSERT_TRUE(stray);
-  EXPECT_EQ(run_port_check(PortCheck{0, 0, "127.0.0.1", port, 3, "wrong"}).substr(0, 12), "unreachable ");
-  EXPECT_EQ(run_port_check(PortCheck{0, 0, "127.0.0.1", port, 3, token}), "reached\n");
-  listener.join();
-  EXPECT_EQ(listened, "accepted 1\n");
-}
-
-TEST(PortCheck, AnotherServiceOnThePortIsNotReached) {
-  auto port_line = pick_probe_port();
-  ASSERT_TRUE(port_line);
-  int port = std::stoi(port_line->substr(5));
-  auto other = posix::listen_tcp(port);  // listens and never answers
-  ASSERT_TRUE(other);
-  auto result = run_port_check(PortCheck{0, 0, "127.0.0.1", port, 2, new_probe_token()});
-  EXPECT_EQ(result.rfind("unreachable ", 0), 0u) << result;
 }
 
 }  // namespace

@@ -67,6 +67,15 @@ TEST_F(TreeHashTest, RenameChangesHashSkippedDirectoriesDoNot) {
   EXPECT_NE(hash_tree(root_ / "b").hash, before);
 }
 
+// The shared-filesystem test's marker (and its temporary) lands in a path while other nodes hash it.
+TEST_F(TreeHashTest, DoctorsMarkerFilesDoNotCount) {
+  write(root_ / "b" / ".muster-doctor-0123456789abcdef", "");
+  write(root_ / "b" / "lib" / ".muster-doctor-0123456789abcdef-3.tmp-abc", "x");
+  EXPECT_EQ(hash_tree(root_ / "a").hash, hash_tree(root_ / "b").hash);
+  write(root_ / "b" / ".muster-other", "");
+  EXPECT_NE(hash_tree(root_ / "a").hash, hash_tree(root_ / "b").hash);
+}
+
 TEST_F(TreeHashTest, LimitsGiveEmptyHash) {
   auto by_files = hash_tree(root_ / "a", {.max_files = 3});
   EXPECT_TRUE(by_files.too_big);

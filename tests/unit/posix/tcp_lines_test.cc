@@ -86,7 +86,7 @@ TEST(TcpLines, MeshRoundsServeEachOtherAndRetryAListenerThatIsNotUpYet) {
     round.send = "MUSTER-PROBE t\n";
     round.retry = true;
     round.ipv4_only = true;
-    round.server = {listener, "MUSTER-PROBE t\n", "OK\n", 1};
+    round.servers = {{listener, "MUSTER-PROBE t\n", "OK\n", 1}};
     round.timeout_ms = 5000;
     return round;
   };
@@ -102,9 +102,9 @@ TEST(TcpLines, MeshRoundsServeEachOtherAndRetryAListenerThatIsNotUpYet) {
   second.join();
   EXPECT_TRUE(first_result.outcomes[0].answered) << first_result.outcomes[0].error;
   EXPECT_EQ(first_result.outcomes[0].line, "OK");
-  EXPECT_EQ(first_result.accepted, 1);
+  EXPECT_EQ(first_result.accepted, std::vector<int>{1});
   EXPECT_TRUE(second_result.outcomes[0].answered) << second_result.outcomes[0].error;
-  EXPECT_EQ(second_result.accepted, 1);
+  EXPECT_EQ(second_result.accepted, std::vector<int>{1});
 }
 
 TEST(TcpLines, AStrayConnectionIsNotCounted) {
@@ -115,11 +115,11 @@ TEST(TcpLines, AStrayConnectionIsNotCounted) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   });
   LineRound round;
-  round.server = {own.fd.get(), "MUSTER-PROBE t\n", "OK\n", 1};
+  round.servers = {{own.fd.get(), "MUSTER-PROBE t\n", "OK\n", 1}};
   round.timeout_ms = 800;
   auto result = exchange_lines(round);
   stray.join();
-  EXPECT_EQ(result.accepted, 0);
+  EXPECT_EQ(result.accepted, std::vector<int>{0});
   EXPECT_EQ(result.strays, 1);
 }
 
