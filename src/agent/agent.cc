@@ -83,6 +83,7 @@ protocol::Hello make_hello(const std::string& node_name) {
     }
   }
   hello.max_open_files = static_cast<uint32_t>(std::min<uint64_t>(posix::open_file_limit().soft, UINT32_MAX));
+  if (auto port = posix::pick_free_tcp_port("0.0.0.0")) hello.free_port = static_cast<uint32_t>(*port);
   return hello;
 }
 

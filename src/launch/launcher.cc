@@ -257,8 +257,15 @@ Result<void> Launcher::check_node_limits() const {
   return {};
 }
 
+// The first attempt takes the port node 0's agent found free when it started (its Hello): no round trip before the
+// workers start. A restart asks node 0 again (PickPort): the port of the attempt that failed may be the reason.
 void Launcher::pick_port() {
   master_addr_ = master_address(options_, &pool_.hello(0));
+  if (attempt_ == 0 && pool_.hello(0).free_port != 0) {
+    master_port_ = static_cast<int>(pool_.hello(0).free_port);
+    spawn_attempt();
+    return;
+  }
   phase_ = Phase::picking_port;
   pool_.send(0, protocol::PickPort{static_cast<uint32_t>(attempt_)});
 }

@@ -14,7 +14,7 @@
 
 namespace muster::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // length field upper bound
 inline constexpr uint32_t kMaxOutputChunk = 64u << 10;  // agent splits worker output above this
 inline constexpr uint32_t kAllWorkers = 0xFFFFFFFFu;
@@ -72,6 +72,7 @@ struct Hello {
   std::string ssh_addr;
   std::vector<std::string> addresses;
   uint32_t max_open_files = 0;  // the agent's open-file limit (RLIMIT_NOFILE, raised); 0: unknown
+  uint32_t free_port = 0;       // a TCP port free on this node when it started (PickPort's answer, a round trip early)
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.protocol, "protocol");
@@ -82,6 +83,7 @@ struct Hello {
     visit(m.ssh_addr, "ssh_addr");
     visit(m.addresses, "addresses");
     visit(m.max_open_files, "max_open_files");
+    visit(m.free_port, "free_port");
   }
   bool operator==(const Hello&) const = default;
 };

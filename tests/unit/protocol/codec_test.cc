@@ -152,15 +152,16 @@ TEST(Codec, ExactByteLayout) {
             "\x0F\0\0\0\x04\x01\0\0\0\x01\xF7\xFF\xFF\xFF\x01\0\0\0x"s);
   EXPECT_EQ(encode(AgentMessage{Heartbeat{1, -2}}),
             "\x11\0\0\0\x05\x01\0\0\0\0\0\0\0\xFE\xFF\xFF\xFF\xFF\xFF\xFF\xFF"s);
-  EXPECT_EQ(encode(AgentMessage{Hello{1, "v", "h", 2, {"c"}, "", {"a", "b"}, 0x1000}}),
-            "\x32\0\0\0\x01"                       // length 50, Hello
+  EXPECT_EQ(encode(AgentMessage{Hello{1, "v", "h", 2, {"c"}, "", {"a", "b"}, 0x1000, 29500}}),
+            "\x36\0\0\0\x01"                       // length 54, Hello
             "\x01\0\0\0"                           // protocol
             "\x01\0\0\0v\x01\0\0\0h"               // version, hostname
             "\x02\0\0\0"                           // pid
             "\x01\0\0\0\x01\0\0\0c"                // capabilities
             "\0\0\0\0"                             // ssh_addr
             "\x02\0\0\0\x01\0\0\0a\x01\0\0\0b"   // addresses
-            "\0\x10\0\0"s);                        // max_open_files
+            "\0\x10\0\0"                             // max_open_files
+            "\x3C\x73\0\0"s);                        // free_port
   EXPECT_EQ(encode(HeadMessage{SpawnWorker{2, {"sh"}, {}, "/", "j", kFeatureDiagnostics}}),
             "\x21\0\0\0\x40\x02\0\0\0\x01\0\0\0\x02\0\0\0sh\0\0\0\0\x01\0\0\0/"
             "\x01\0\0\0j\x01\0\0\0"s);
