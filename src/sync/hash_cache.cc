@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <vector>
 
 #define XXH_INLINE_ALL  // header-only: the binary pushed to nodes must not need libxxhash there
@@ -41,9 +42,9 @@ Result<void> make_cache_dir(const std::filesystem::path& file) {
   return {};
 }
 
-// A template so that it can take HashCache's private entry map.
-template <typename Entries>
-std::string encode(const Entries& entries);
+// (path, item) pairs sorted by path -> the file's bytes.
+template <typename Pairs>
+std::string encode(const Pairs& sorted);
 
 }  // namespace
 
@@ -74,7 +75,8 @@ HashCache HashCache::load(const std::string& cache_file) {
   body.remove_prefix(kMagic.size());
   protocol::WireReader reader(body);
   uint64_t count = reader.u64("count");
-  std::unordered_map<std::string, Item> entries;
+  std::vector<std::pair<std::string, Item>> entries;
+  entries.reserve(static_cast<size_t>(std::min<uint64_t>(count, body.size() / 48)));
   for (uint64_t i = 0; i < count && reader.ok(); ++i) {
     std::string path = reader.str("path");
     Item item;
@@ -84,61 +86,83 @@ HashCache HashCache::load(const std::string& cache_file) {
     item.identity.inode = reader.u64("inode");
     item.identity.device = reader.u64("device");
     item.hash = reader.u64("hash");
-    entries[std::move(path)] = item;
+    entries.emplace_back(std::move(path), item);
   }
   if (!reader.ok() || reader.remaining() != 0 || entries.size() != count) return cache;
-  cache.entries_ = std::move(entries);
+  // Written sorted and unique; a file that is not is not ours to believe.
+  for (size_t i = 1; i < entries.size(); ++i) {
+    if (!(entries[i - 1].first < entries[i].first)) return cache;
+  }
+  cache.loaded_ = std::move(entries);
   return cache;
 }
 
+HashCache::Item* HashCache::find(const std::string& path) const {
+  auto& loaded = loaded_;
+  if (cursor_ < loaded.size() && loaded[cursor_].first == path) return &loaded[cursor_++].second;
+  auto at = std::lower_bound(loaded.begin(), loaded.end(), path,
+                             [](const auto& pair, const std::string& key) { return pair.first < key; });
+  if (at != loaded.end() && at->first == path) {
+    cursor_ = static_cast<size_t>(at - loaded.begin()) + 1;
+    return &at->second;
+  }
+  auto added = added_.find(path);
+  return added == added_.end() ? nullptr : &added->second;
+}
+
 std::optional<uint64_t> HashCache::lookup(const std::string& relative_path, const FileIdentity& identity) const {
-  auto found = entries_.find(relative_path);
-  if (found == entries_.end()) return std::nullopt;
-  found->second.used = true;  // still there, even if changed: store() will follow
-  if (!(found->second.identity == identity)) return std::nullopt;
-  return found->second.hash;
+  Item* found = find(relative_path);
+  if (found == nullptr) return std::nullopt;
+  found->used = true;  // still there, even if changed: store() will follow
+  if (!(found->identity == identity)) return std::nullopt;
+  return found->hash;
 }
 
 void HashCache::store(const std::string& relative_path, const FileIdentity& identity, uint64_t hash) {
-  auto [found, inserted] = entries_.try_emplace(relative_path);
-  Item& item = found->second;
-  if (inserted || !(item.identity == identity) || item.hash != hash) dirty_ = true;
-  item.identity = identity;
-  item.hash = hash;
-  item.used = true;
+  Item* item = find(relative_path);
+  if (item == nullptr) {
+    item = &added_[relative_path];
+    dirty_ = true;
+  } else if (!(item->identity == identity) || item->hash != hash) {
+    dirty_ = true;
+  }
+  item->identity = identity;
+  item->hash = hash;
+  item->used = true;
 }
 
 std::optional<FileIdentity> HashCache::known_identity(const std::string& relative_path) const {
-  auto found = entries_.find(relative_path);
-  if (found == entries_.end()) return std::nullopt;
-  return found->second.identity;
+  const Item* found = find(relative_path);
+  if (found == nullptr) return std::nullopt;
+  return found->identity;
 }
 
 void HashCache::forget_unused() {
-  size_t before = entries_.size();
-  std::erase_if(entries_, [](const auto& pair) { return !pair.second.used; });
-  if (entries_.size() != before) dirty_ = true;
+  size_t before = size();
+  std::erase_if(loaded_, [](const auto& pair) { return !pair.second.used; });
+  std::erase_if(added_, [](const auto& pair) { return !pair.second.used; });
+  cursor_ = 0;
+  if (size() != before) dirty_ = true;
 }
 
 Result<void> HashCache::save() const {
   if (!dirty_ || file_.empty()) return {};
   if (auto made = make_cache_dir(file_); !made) return made.error();
-  return posix::write_file_atomic(file_, encode(entries_), 0600);  // a new O_EXCL|O_NOFOLLOW temporary, renamed
+  std::vector<std::pair<std::string, Item>> sorted;
+  sorted.reserve(size());
+  std::merge(loaded_.begin(), loaded_.end(), added_.begin(), added_.end(), std::back_inserter(sorted),
+             [](const auto& a, const auto& b) { return a.first < b.first; });
+  return posix::write_file_atomic(file_, encode(sorted), 0600);  // a new O_EXCL|O_NOFOLLOW temporary, renamed
 }
 
 namespace {
 
-template <typename Entries>
-std::string encode(const Entries& entries) {
-  std::vector<const typename Entries::value_type*> sorted;
-  sorted.reserve(entries.size());
-  for (const auto& pair : entries) sorted.push_back(&pair);
-  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+template <typename Pairs>
+std::string encode(const Pairs& sorted) {
   std::string out(kMagic);
   protocol::WireWriter writer(out);
   writer.u64(sorted.size());
-  for (const auto* pair : sorted) {
-    const auto& [path, item] = *pair;
+  for (const auto& [path, item] : sorted) {
     writer.str(path);
     writer.u64(item.identity.size);
     writer.i64(item.identity.mtime_ns);

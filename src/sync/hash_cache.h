@@ -11,9 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 #include "util/result.h"
 
@@ -44,7 +45,7 @@ class HashCache {
   // Drops entries not looked up or stored since load (files that went away), so the cache does not grow.
   void forget_unused();
 
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return loaded_.size() + added_.size(); }
 
  private:
   struct Item {
@@ -52,8 +53,15 @@ class HashCache {
     uint64_t hash = 0;
     mutable bool used = false;  // set by lookup() too, for forget_unused()
   };
+  // The entries as loaded, sorted by path (the file's order), and the ones stored since. A scan asks for the paths
+  // in nearly that order, so find() first tries the entry after the last one found: a string compare per file,
+  // where a hash map hashed every path at load and at every lookup (a third of a no-op re-sync's CPU on a node).
+  Item* find(const std::string& path) const;
+  // mutable: a lookup marks what it found as used (forget_unused), as Item::used always was.
+  mutable std::vector<std::pair<std::string, Item>> loaded_;
+  mutable std::map<std::string, Item> added_;
+  mutable size_t cursor_ = 0;
   std::string file_;
-  std::unordered_map<std::string, Item> entries_;
   bool dirty_ = false;
 };
 

@@ -81,6 +81,31 @@ TEST(HashCache, SaveAndLoadRoundTripCreatingDirectories) {
   EXPECT_EQ(files, 1);
 }
 
+// Loaded entries are found in any order (a scan asks in walk order, which is not always byte order: "a/b" comes
+// before "a.x" in a walk), stored ones join them, and a second save and load keeps every one exactly once.
+TEST(HashCache, LookupsInAnyOrderAndStoresJoinTheLoadedEntries) {
+  TempTree tree;
+  std::string file = tree.path("cache");
+  HashCache cache = HashCache::load(file);
+  std::vector<std::string> paths = {"a.x", "a/b", "a/c", "b", "c/d/e", "z"};
+  for (size_t i = 0; i < paths.size(); ++i) cache.store(paths[i], kId, i);
+  ASSERT_TRUE(cache.save());
+  HashCache loaded = HashCache::load(file);
+  ASSERT_EQ(loaded.size(), paths.size());
+  for (size_t i : {1, 2, 0, 5, 3, 4, 4, 0}) EXPECT_EQ(loaded.lookup(paths[i], kId), i) << paths[i];
+  EXPECT_FALSE(loaded.lookup("a", kId));
+  loaded.store("a/bb", kId, 77);     // new, between loaded ones
+  loaded.store("c/d/e", kId, 44);    // changed
+  EXPECT_EQ(loaded.lookup("a/bb", kId), 77u);
+  loaded.forget_unused();            // every loaded entry was looked up: all stay
+  ASSERT_TRUE(loaded.save());
+  HashCache again = HashCache::load(file);
+  EXPECT_EQ(again.size(), paths.size() + 1);
+  EXPECT_EQ(again.lookup("a/bb", kId), 77u);
+  EXPECT_EQ(again.lookup("c/d/e", kId), 44u);
+  EXPECT_EQ(again.lookup("a/b", kId), 1u);
+}
+
 TEST(HashCache, SaveIsANoOpWhenNothingChanged) {
   TempTree tree;
   std::string file = tree.path("cache");
