@@ -5,7 +5,7 @@
 // from the connecting side; the listener closes, without counting it, a connection that does not send exactly
 // that within a second, and answers MUSTER-PROBE-OK\n to one that does, so the connecting side also knows it
 // reached a muster listener and not some other service on that port. The head makes one random token per doctor
-// run and hands it to `muster node port|bw` in the environment (kProbeTokenEnv), which other users cannot read
+// run and hands it to `muster node cross|bw` in the environment (kProbeTokenEnv), which other users cannot read
 // (unlike argv, which `ps` shows everyone).
 #pragma once
 
