@@ -2,6 +2,8 @@
 // temporaries, the hash cache, and the errors.
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -121,14 +123,37 @@ TEST(ScanTree, MissingRootIsEmptyNotDirectoryIsError) {
   EXPECT_NE(not_dir.error().message.find("not a directory"), std::string::npos);
 }
 
+// Root reads everything: as root, the scan runs in a child that became uid 65534 (nobody), which owns the tree.
 TEST(ScanTree, UnreadableDirectoryIsAnErrorNamingIt) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads everything";
   TempTree tree;
   tree.write("src/locked/f", "x");
+  bool root = ::geteuid() == 0;
+  constexpr uid_t kNobody = 65534;
+  if (root) {
+    for (const char* path : {"", "/src", "/src/locked", "/src/locked/f"}) {
+      ASSERT_EQ(::chown((tree.path("") + path).c_str(), kNobody, kNobody), 0) << path;
+    }
+  }
   ::chmod(tree.path("src/locked").c_str(), 0);
-  auto m = scan_tree(tree.path("src"), {}, nullptr);
-  ASSERT_FALSE(m);
-  EXPECT_NE(m.error().message.find(tree.path("src/locked")), std::string::npos) << m.error().message;
+  std::string locked = tree.path("src/locked");
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (root && (::setgroups(0, nullptr) != 0 || ::setresgid(kNobody, kNobody, kNobody) != 0 ||
+                 ::setresuid(kNobody, kNobody, kNobody) != 0)) {
+      ::_exit(100);
+    }
+    auto m = scan_tree(tree.path("src"), {}, nullptr);
+    if (m) ::_exit(1);                                                   // the scan went through
+    if (m.error().message.find(locked) == std::string::npos) ::_exit(2);  // the error does not name it
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: an unreadable directory did not fail the scan; 2: the error does not "
+                                        "name " << locked << "; 100: cannot become uid 65534";
+  ::chmod(locked.c_str(), 0700);  // for TempTree's removal
 }
 
 TEST(ScanTree, SkipsSocketsAndFifos) {
