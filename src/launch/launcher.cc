@@ -1,6 +1,7 @@
 // The head's side of `muster launch` (launcher.h; see also gang.h, head/agent_pool.h). The pool's poll() is the
 // only place that waits; the gang and the log views are passive.
 #include "launch/launcher.h"
+#include "launch/flight_dumps.h"
 
 #include <algorithm>
 #include <cctype>
@@ -58,7 +59,6 @@ constexpr int64_t kStackRoundMs = 20'000;                // agents answer DumpSt
 constexpr int kStalledExitCode = 124;                    // muster ended a stalled job (like timeout(1))
 constexpr int kAttachFlushMs = 2000;                     // attached clients get this long to read the end
 constexpr std::string_view kFlightDumpNote = "flight-recorder-dump:";  // + file name: a dump's bytes (worker_setup.h)
-constexpr std::string_view kFlightDumpDir = "flight-recorder";          // in the run directory
 
 enum class Phase { picking_port, running, done };
 
@@ -682,30 +682,11 @@ void Launcher::save_flight_dump(int rank, const std::string& file_name, const st
   manifest_.note(attempt_, rank, "flight-recorder-saved", saved);
 }
 
-// PyTorch's NCCL flight recorder dumps of the ranks (a collective's timeout on a GPU job, or a stall's stack
-// round): those saved in the run directory, and those that stayed on their node (too large to bring).
+// PyTorch's NCCL flight recorder dumps of the ranks (flight_dumps.h).
 std::string Launcher::flight_recorder_dumps() const {
-  std::string text;
-  std::string run_dir = std::filesystem::absolute(run_dir_).lexically_normal().string();
-  for (const auto& [rank, notes] : notes_) {
-    const auto& node = gang_plan_.nodes[static_cast<size_t>(rank_node_[static_cast<size_t>(rank)])].host.name;
-    auto saved = notes.find("flight-recorder-saved");
-    std::vector<std::string_view> here;
-    if (saved != notes.end()) here = split_lines(saved->second);
-    for (auto path : here) text += fmt::format("  rank {} (on {}): {}/{}\n", rank, node, run_dir, path);
-    auto dumps = notes.find("flight-recorder");
-    if (dumps == notes.end()) continue;
-    for (auto path : split_lines(dumps->second)) {
-      std::string name = std::filesystem::path(std::string(path)).filename().string();
-      bool copied = std::any_of(here.begin(), here.end(), [&](std::string_view p) { return p.ends_with("/" + name); });
-      if (!copied) text += fmt::format("  rank {}: {} on {} (too large to bring here)\n", rank, path, node);
-    }
-  }
-  if (text.empty()) return text;
-  return fmt::format("\nPyTorch's flight recorder dumped the last collectives of each rank (compare them with torch's "
-                     "fr_trace: torchfrtrace {}/{} -p nccl_trace_rank_, or read one with python -c \"import pickle; "
-                     "print(pickle.load(open(PATH, 'rb')))\"):\n{}",
-                     run_dir, kFlightDumpDir, text);
+  return format_flight_dumps(notes_, [&](int rank) {
+    return gang_plan_.nodes[static_cast<size_t>(rank_node_[static_cast<size_t>(rank)])].host.name;
+  }, run_dir_);
 }
 
 void Launcher::diagnose() {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diagnosis/matcher.h"
+#include "launch/flight_dumps.h"
 #include "head/job_registry.h"
 #include "launch/failure_report.h"
 #include "posix/file.h"
@@ -126,7 +127,15 @@ Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Cata
     report = exit_code == 0 ? "every rank finished.\n"
                             : "no catalogue entry explains this failure; the rank logs are in " + *run_dir + "\n";
   }
-  return head + hangs + report;
+  // The nodes by the names the job was given (as the launch's report names them), not their hostnames.
+  std::map<int, std::string> node_of;
+  for (const auto& node : manifest.value("nodes", nlohmann::json::array())) {
+    for (const auto& rank : node.value("ranks", nlohmann::json::array())) {
+      node_of[rank.value("rank", 0)] = node.value("host", node.value("hostname", std::string("?")));
+    }
+  }
+  return head + hangs + report +
+         format_flight_dumps(evidence_of(manifest, *run_dir).notes, [&](int rank) { return node_of[rank]; }, *run_dir);
 }
 
 }  // namespace muster::launch

@@ -52,6 +52,12 @@ import sys; sys.stdout.buffer.write(dump_bytes(sys.argv[1]))' "$rank" >"dump-$ra
   assert_contains "$(manifest_get "$run" 'm["attempts"][-1]["notes"]["1"]["flight-recorder"]')" \
     "/flight-recorder-1/nccl_trace_rank_1" "where the dump was on its node"
   [[ $(stat -c %a "$run/flight-recorder") == 700 ]] || fail "the dumps' directory is not private"
+  local why
+  why=$("$MUSTER" why "$run" 2>&1) || fail "muster why failed: $why"
+  for rank in 0 1; do
+    assert_contains "$why" "rank $rank (on localhost): $WORK/$run/flight-recorder/nccl_trace_rank_$rank" \
+      "muster why names rank $rank's dump, as the report did"
+  done
 }
 
 # A stand-in for torch.distributed running NCCL, with the flight recorder's API (torch >= 2.2), put where the hook
@@ -88,6 +94,8 @@ stall_dump() {
   assert_eq 124 "$rc" "exit code of the stalled job"
   assert_not_contains "$(cat "$run/stacks-1.txt")" "muster-flight-recorder" "the hook's marker lines in the stacks"
   assert_contains "$out" "rank 1 (on localhost): $WORK/$run/flight-recorder/nccl_trace_rank_1" "the report names the dump"
+  assert_contains "$("$MUSTER" why "$run" 2>&1)" "rank 1 (on localhost): $WORK/$run/flight-recorder/nccl_trace_rank_1" \
+    "muster why names the stall's dump"
   assert_eq "{'version': '2.5', 'rank': 1, 'entries': [{'profiling_name': 'nccl:all_reduce', 'collective_seq_id': 41}]}" \
     "$(python3 -c 'import pickle, sys; print(pickle.load(open(sys.argv[1], "rb")))' "$run/flight-recorder/nccl_trace_rank_1")" \
     "rank 1's dump, whole"
