@@ -22,14 +22,19 @@ namespace {
 // Hashing the 3-7 MB executable (SHA-256 above all) cost the head ~7 ms of CPU on every command on the testbed's
 // machine. Both hashes are kept in the user's private cache directory with the file's identity (device, inode,
 // size, mtime, ctime: any write or chmod changes the ctime), as the nodes keep their muster.checked stamp, and
-// reused while the identity is unchanged. Without a cache directory they are computed every time.
+// reused while the identity is unchanged. Without a cache directory they are computed every time. One record per
+// path of the executable (an installed muster and a build tree's, or two builds a benchmark compares, would
+// otherwise evict each other on every command and hash again each time).
 std::string identity_of(const posix::FileStat& st) {
   return fmt::format("{} {} {} {} {}", st.device, st.inode, st.size, st.mtime_ns, st.ctime_ns);
 }
 
-std::string cache_file() {
+std::string cache_file(const std::string& executable) {
   auto dir = posix::make_private_dir(posix::user_cache_dir(), "muster");
-  return dir ? *dir + "/self-binary" : std::string();
+  if (!dir) return std::string();
+  Xxh3Hasher name;
+  name.update(executable);
+  return fmt::format("{}/self-binary-{:016x}", *dir, name.digest());
 }
 
 // "<identity> <xxh3> <sha256>" from the cache when its identity is `identity`.
@@ -53,7 +58,7 @@ Result<SelfBinary> self_binary() {
   auto st = posix::stat_fd(fd->get());
   if (!st) return make_error(ErrorKind::io, "cannot read '{}': {}", path.string(), st.error().message);
   std::string identity = identity_of(*st);
-  std::string cache = cache_file();
+  std::string cache = cache_file(path.string());
   if (auto hashes = cached_hashes(cache, identity)) return SelfBinary{path.string(), hashes->first, st->size, hashes->second};
   Xxh3Hasher xxh3;
   Sha256 sha256;

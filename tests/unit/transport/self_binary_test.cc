@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -27,7 +29,14 @@ class SelfBinaryTest : public ::testing::Test {
     else unsetenv("XDG_CACHE_HOME");
     std::filesystem::remove_all(dir_);
   }
-  std::string cache() const { return dir_ + "/muster/self-binary"; }
+  // The record of this test's executable: the one file self-binary-<XXH3 of its path> (self_binary.cc).
+  std::string cache() const {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_ + "/muster")) {
+      if (entry.path().filename().string().starts_with("self-binary-")) found.push_back(entry.path().string());
+    }
+    return found.size() == 1 ? found[0] : dir_ + "/muster/(not one self-binary-* record)";
+  }
   std::string read_cache() const {
     std::ifstream in(cache());
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -80,6 +89,27 @@ TEST_F(SelfBinaryTest, UsesTheCacheOnlyForTheSameIdentity) {
     EXPECT_EQ(computed->build_id, real->build_id) << stale;
     EXPECT_EQ(computed->sha256, real->sha256) << stale;
   }
+}
+
+// Each executable path has its record: another muster's (an installed one next to a build tree's) is neither
+// read nor overwritten, so running both in turn hashes neither again.
+TEST_F(SelfBinaryTest, KeepsOneRecordPerExecutablePath) {
+  auto real = self_binary();
+  ASSERT_TRUE(real);
+  std::string own = cache();
+  std::string other = dir_ + "/muster/self-binary-0123456789abcdef";
+  std::string other_line = "1 2 3 4 5 " + std::string(16, 'c') + " " + std::string(64, 'd') + "\n";
+  {
+    std::ofstream out(other);
+    out << other_line;
+  }
+  std::filesystem::remove(own);
+  auto again = self_binary();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->build_id, real->build_id);
+  EXPECT_TRUE(std::filesystem::exists(own)) << "its own record was not written again";
+  std::ifstream in(other);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), other_line);
 }
 
 }  // namespace
