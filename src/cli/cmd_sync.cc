@@ -31,7 +31,7 @@ int run_sync(const std::vector<std::string>& args) {
                   "chain: the data leaves here once and each node passes it to the next (needs node-to-node ssh); "
                   "N: a tree, the head and each node sending to at most N nodes; star: sent from here to every "
                   "node; auto: chain from 3 nodes on, the head reaching a node itself where the one before it "
-                  "cannot ssh to it")
+                  "cannot ssh to it, and the star when the source is unchanged since the last sync to these nodes")
       ->check(CLI::IsMember({"auto", "chain", "star"}) | CLI::Range(1, 1 << 20))
       ->capture_default_str();
   add_connect_options(*app, options.connect, false);

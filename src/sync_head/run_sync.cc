@@ -8,13 +8,14 @@
 #include "posix/file.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
+#include "sync_head/last_sync.h"
 #include "sync_head/sync_view.h"
 
 namespace muster::sync_head {
 namespace {
 
 Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std::string>& names,
-                                    const SyncRequest& request, bool verbose) {
+                                    const SyncRequest& request, PreparedSource source, bool verbose) {
   bool live = posix::is_terminal(2) && !request.dry_run;
   bool drew = false;
   ProgressCallback progress;
@@ -24,7 +25,7 @@ Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std
       drew = true;
     };
   }
-  auto report = sync_to_nodes(pool, request, progress);
+  auto report = sync_to_nodes(pool, request, std::move(source), progress);
   if (drew) posix::write_stderr("\r\033[K");
   if (!report) return report.error();
   if (request.dry_run) {
@@ -100,6 +101,19 @@ Result<SyncReport> run_sync(const SyncOptions& options) {
     }
     tree_fanout = 0;
   }
+  // The source is scanned before any node is connected: a source that cannot be synced changes nothing there, and
+  // `auto` takes the star when the nodes most likely hold this source already (last_sync.h).
+  auto source = prepare_source(request);
+  if (!source) return source.error();
+  std::string record = request.dry_run ? std::string() : last_sync_path(request, names);
+  if (fanout == "auto" && tree_fanout == 1 && same_as_last_sync(record, source->digest)) {
+    tree_fanout = 0;
+    if (verbose) {
+      fmt::print(stderr, "muster sync: {} is unchanged since the last sync to these nodes: asking each node "
+                         "directly (no relay chain)\n", request.source);
+    }
+  }
+  std::string digest = source->digest;
   head::ConnectOptions connect = pool_flags;
   connect.fanout = tree_fanout;
   connect.fall_back_to_star = fanout == "auto";  // an explicit fanout that cannot be built is an error
@@ -108,8 +122,9 @@ Result<SyncReport> run_sync(const SyncOptions& options) {
   for (const auto& note : (*pool)->notes()) {
     fmt::print(stderr, "muster sync: {} (`muster setup ssh` lets the nodes reach each other)\n", note);
   }
-  auto report = run_sync_on_pool(**pool, names, request, verbose);
+  auto report = run_sync_on_pool(**pool, names, request, std::move(*source), verbose);
   (*pool)->shutdown(3000);
+  if (report) remember_last_sync(record, digest);  // every node identical (run_sync_on_pool fails otherwise)
   return report;
 }
 

@@ -25,7 +25,7 @@ struct SyncOptions {
   std::string links;            // keep, copy-target, skip; empty: ask when needed (source_scan.h)
   bool quiet = false;           // no summary when every node ends up identical
   // star, chain, a number (a tree of that fanout), or auto (chain from 3 ssh nodes on; a node the chain cannot
-  // reach is reached from the head)
+  // reach is reached from the head; the star when the source is unchanged since the last sync: last_sync.h)
   std::string fanout = "auto";
 };
 

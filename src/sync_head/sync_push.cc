@@ -45,10 +45,11 @@ struct NodeState {
 
 class Pusher final : public head::PoolListener {
  public:
-  Pusher(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress)
+  Pusher(head::AgentPool& pool, const SyncRequest& request, PreparedSource source, const ProgressCallback& progress)
       : pool_(pool),
         request_(request),
         progress_(progress),
+        source_(std::move(source)),
         nodes_(pool.size()) {
     report_.nodes.resize(nodes_.size());
     report_.tree_depth = pool.depth();
@@ -90,13 +91,12 @@ class Pusher final : public head::PoolListener {
   head::AgentPool& pool_;
   const SyncRequest& request_;
   const ProgressCallback& progress_;
+  PreparedSource source_;
   std::vector<NodeState> nodes_;
   SyncReport report_;
   int64_t transfer_start_ms_ = 0;
   int64_t last_progress_ms_ = 0;
   sync::ZstdCompressor zstd_;
-  std::set<std::string> followed_files_;  // read through a link (--links copy-target)
-  std::string source_digest_;  // sync::plan_digest of the source, known before any SyncOpen goes out
 
  public:
 };
@@ -180,7 +180,7 @@ void Pusher::on_node_message(size_t node, const AgentMessage& message) {
 void Pusher::on_digest(size_t node, const std::string& digest) {
   auto& state = nodes_[node];
   if (state.have_manifest) return;
-  if (digest == source_digest_) {
+  if (digest == source_.digest) {
     state.have_manifest = true;
     state.up_to_date = true;
     return;
@@ -257,7 +257,7 @@ Result<bool> Pusher::send_chunk(uint32_t id, const std::vector<size_t>& targets,
 
 Result<void> Pusher::send_file(uint32_t id, const sync::Entry& entry, const std::vector<size_t>& targets) {
   std::string path = request_.source + "/" + entry.path;
-  auto fd = posix::open_read(path, followed_files_.count(entry.path) == 0);
+  auto fd = posix::open_read(path, source_.scanned.followed_files.count(entry.path) == 0);
   std::string read_error;
   if (!fd) read_error = fd.error().message;
   send_to(targets, id, encode(HeadMessage{SyncFile{kSession, id, entry.path, entry.size, entry.mode, entry.mtime_ns,
@@ -337,18 +337,9 @@ std::string commit_links(const sync::SyncPlan& plan) {
 }
 
 Result<SyncReport> Pusher::run() {
-  int64_t start = posix::monotonic_ms();
-  if (!posix::path_exists(request_.source)) {
-    return make_error(ErrorKind::usage, "{}: no such directory", request_.source);
-  }
-  auto cache = sync::HashCache::load(sync::HashCache::path_for(request_.source, request_.cache_dir));
-  auto scanned = scan_source(request_.source, request_.destination, request_.rules, &cache, request_.links);
-  if (!scanned) return scanned.error();
-  const sync::Manifest* source = &scanned->manifest;
-  followed_files_ = std::move(scanned->followed_files);
-  report_.links = scanned->links;
-  cache.forget_unused();
-  (void)cache.save();  // a cache that cannot be written only costs time next run (and is not written if unchanged)
+  int64_t start = posix::monotonic_ms() - source_.scan_ms;
+  const sync::Manifest* source = &source_.scanned.manifest;
+  report_.links = source_.scanned.links;
   report_.hashed_bytes = source->hashed_bytes;
   report_.source_entries = source->entries.size();
   for (const auto& entry : source->entries) {
@@ -361,7 +352,6 @@ Result<SyncReport> Pusher::run() {
   // Only after the source's scan succeeded: a source that cannot be synced changes nothing on the nodes (not
   // even the destination's root is made). Each node answers with the digest of its manifest and keeps the
   // manifest until the head asks for it (on_digest).
-  source_digest_ = sync::plan_digest(source->entries);
   uint8_t flags = kSyncDigestFirst | (request_.dry_run ? kSyncDryRun : 0);
   for (size_t node = 0; node < nodes_.size(); ++node) {
     if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
@@ -424,12 +414,28 @@ Result<SyncReport> Pusher::run() {
 
 }  // namespace
 
+Result<PreparedSource> prepare_source(const SyncRequest& request) {
+  int64_t start = posix::monotonic_ms();
+  if (!posix::path_exists(request.source)) return make_error(ErrorKind::usage, "{}: no such directory", request.source);
+  auto cache = sync::HashCache::load(sync::HashCache::path_for(request.source, request.cache_dir));
+  auto scanned = scan_source(request.source, request.destination, request.rules, &cache, request.links);
+  if (!scanned) return scanned.error();
+  cache.forget_unused();
+  (void)cache.save();  // a cache that cannot be written only costs time next run (and is not written if unchanged)
+  PreparedSource prepared;
+  prepared.digest = sync::plan_digest(scanned->manifest.entries);
+  prepared.scanned = std::move(*scanned);
+  prepared.scan_ms = posix::monotonic_ms() - start;
+  return prepared;
+}
+
 bool SyncReport::ok() const {
   return std::all_of(nodes.begin(), nodes.end(), [](const NodeSyncReport& n) { return n.ok(); });
 }
 
-Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress) {
-  return Pusher(pool, request, progress).run();
+Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, PreparedSource source,
+                                 const ProgressCallback& progress) {
+  return Pusher(pool, request, std::move(source), progress).run();
 }
 
 }  // namespace muster::sync_head

@@ -75,9 +75,18 @@ struct SyncProgress {
 
 using ProgressCallback = std::function<void(const SyncProgress&)>;
 
-// Fails only for the head's own reasons (source unreadable or unsafe, interrupted); node problems are in the
-// report, in the pool's node order. `progress` (may be empty) is called a few times per second during the
-// transfer and once at the end.
-Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const ProgressCallback& progress);
+// Step 1's scan of the source (the hash cache loaded, used and saved), done before any node is connected: a
+// source that cannot be synced changes nothing on the nodes, and run_sync chooses the fanout by its digest.
+struct PreparedSource {
+  ScannedSource scanned;
+  std::string digest;  // sync::plan_digest of scanned.manifest, what a node's digest is compared with
+  int64_t scan_ms = 0;
+};
+Result<PreparedSource> prepare_source(const SyncRequest& request);
+
+// Fails only for the head's own reasons (interrupted); node problems are in the report, in the pool's node order.
+// `progress` (may be empty) is called a few times per second during the transfer and once at the end.
+Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, PreparedSource source,
+                                 const ProgressCallback& progress);
 
 }  // namespace muster::sync_head

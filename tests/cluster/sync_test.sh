@@ -4,9 +4,10 @@
 #      XXH3) exactly like the source, modes and symlinks included; the data went along the relay chain (the
 #      nodes' own interface counters: nodes 1-7 each sent the tree on to the next node, node 8 sent nothing);
 #   2. a re-sync with nothing changed finishes in under 1 s and every node sends < 40 KB (a digest of its
-#      manifest, not the manifest); a file changed on one node only (other content with the same size and mtime,
-#      or only its mtime) is repaired on that node and nothing moves to the others; touching one file on the
-#      head moves only that file (the summary reports its bytes on each node);
+#      manifest, not the manifest), asked of each node directly (the source is the one the last sync left there);
+#      a file changed on one node only (other content with the same size and mtime, or only its mtime) is repaired
+#      on that node and nothing moves to the others; touching one file on the head moves only that file (the
+#      summary reports its bytes on each node), down the chain again;
 #   3. the head SIGKILLed mid-transfer (links capped so the transfer takes a while): no destination path holds a
 #      partial file (the big file is still its old, complete version everywhere), no temporary is left, and a
 #      re-run completes and verifies;
@@ -85,6 +86,10 @@ ms=$(ms_between "$t0" "$(now_us)")
 step "re-sync with nothing changed: $(fmt_ms "$ms") s"
 ((ms < 1000)) || fail "re-sync with nothing changed took $(fmt_ms "$ms") s (bound: 1 s): $out"
 [[ $(grep -c 'up to date' <<<"$out") == "$NODES" ]] || fail "re-sync: every node should be up to date: $out"
+# The source is the one the last sync left on these nodes: auto asks each node directly, without the chain's
+# node-to-node hops (sync_head/last_sync.h).
+unchanged_note="$SRC is unchanged since the last sync to these nodes: asking each node directly (no relay chain)"
+assert_contains "$out" "$unchanged_note" "re-sync with nothing changed"
 # ... and sends (almost) nothing: each node answers with its manifest's digest, not the manifest (~100 KB for
 # these 2,001 entries, and node1 passes on those of the 7 nodes behind it).
 for ((k = 1; k <= NODES; k++)); do tx_before[$k]=$(tx_bytes "node$k"); done
@@ -111,6 +116,7 @@ for ((k = 1; k <= NODES; k++)); do
 done
 [[ $("$TESTBED" exec node3 stat -c %Y "$DEST/$f") == $(stat -c %Y "$SRC/$f") ]] ||
   fail "node3: the mtime of $f was not restored: $out"
+assert_contains "$out" "$unchanged_note" "the repair of node5 and node3 (the source unchanged)"
 assert_all_nodes_match "after changing $f on node5 (content) and node3 (mtime)"
 
 echo "changed" >>"$SRC/dir07/f07.txt"
@@ -119,7 +125,10 @@ out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "sync of one touched file fa
 for ((k = 1; k <= NODES; k++)); do
   grep -Eq "^  node$k +1 +$size B " <<<"$out" || fail "node$k should receive exactly 1 file of $size B: $out"
 done
-step "one touched file: exactly 1 file ($size B) moved to each node"
+# A changed source goes down the chain again.
+assert_contains "$out" "relay chain: each node passes it on to the next" "one touched file"
+[[ $out != *"is unchanged since the last sync"* ]] || fail "one touched file: the source changed, yet: $out"
+step "one touched file: exactly 1 file ($size B) moved to each node, along the chain; an unchanged source is asked of each node directly"
 assert_all_nodes_match "after touching one file"
 
 # --- 3. head SIGKILLed mid-transfer
