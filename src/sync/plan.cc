@@ -176,11 +176,19 @@ SyncPlan Planner::finish(const Manifest& source) {
 }  // namespace
 
 std::string plan_digest(const std::vector<Entry>& entries) {
+  // The fields in path order, hashed as they are written, 64 KiB at a time: a scan's manifest is in path order
+  // already (no sort then), and 10,000 entries never become one ~700 KB buffer (the agents of a no-op re-sync
+  // spent a tenth of their time sorting, appending and clearing fresh pages here).
+  auto by_path = [](const Entry* a, const Entry* b) { return a->path < b->path; };
   std::vector<const Entry*> sorted;
   sorted.reserve(entries.size());
   for (const auto& entry : entries) sorted.push_back(&entry);
-  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) { return a->path < b->path; });
+  if (!std::is_sorted(sorted.begin(), sorted.end(), by_path)) std::sort(sorted.begin(), sorted.end(), by_path);
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  constexpr size_t kChunk = 64 * 1024;
   std::string bytes;
+  bytes.reserve(kChunk + 1024);
   protocol::WireWriter w(bytes);
   w.u64(sorted.size());
   for (const Entry* e : sorted) {
@@ -201,8 +209,13 @@ std::string plan_digest(const std::vector<Entry>& entries) {
         w.i64(e->mtime_ns);
         break;
     }
+    if (bytes.size() >= kChunk) {
+      XXH3_128bits_update(&state, bytes.data(), bytes.size());
+      bytes.clear();
+    }
   }
-  XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
+  XXH3_128bits_update(&state, bytes.data(), bytes.size());
+  XXH128_hash_t hash = XXH3_128bits_digest(&state);
   std::string out;
   protocol::WireWriter(out).u64(hash.high64);
   protocol::WireWriter(out).u64(hash.low64);
