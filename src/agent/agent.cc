@@ -54,6 +54,10 @@ constexpr int64_t kPipeLingerMs = 200;         // after a worker exits, wait thi
 constexpr int kStdin = 0;
 constexpr int kStdout = 1;
 constexpr int64_t kProgressCheckMs = 1000;  // how often the workers' progress files are looked at
+// rest_if_busy: a pipe drained within kBusyGapMs of the last read is not watched for kRestMs, so the next read
+// takes what a fast writer wrote meanwhile in one piece.
+constexpr int64_t kBusyGapMs = 2;
+constexpr int64_t kRestMs = 2;
 constexpr int kStackSignalOffset = 7;       // the stack hook's signal: SIGRTMIN+7, which nothing else uses
 
 // Poller tokens: kind in the high 32 bits, worker id (or relay child slot) in the low ones.
@@ -127,6 +131,8 @@ class Agent {
   void spawn_worker(const protocol::SpawnWorker& request);
   void read_worker(Worker& worker, Stream stream);
   void grow_pipe(Worker& worker, Stream stream);
+  void rest_if_busy(Worker& worker, Stream stream, size_t bytes);
+  void wake_rested_pipes();
   void close_pipe(Worker& worker, Stream stream);
   void update_throttle();
   void reap_workers();
@@ -287,9 +293,13 @@ void Agent::update_throttle() {
   throttled_ = throttle;
   for (auto& child : children_) child->pause(throttle);  // the subtree waits too: back-pressure down the tree
   uint32_t events = throttle ? 0 : posix::poll_readable;
-  for (auto& [id, worker] : workers_) {
-    if (worker->out.valid()) (void)poller_.modify(worker->out.get(), events, token(kWorkerOut, id));
-    if (worker->err.valid()) (void)poller_.modify(worker->err.get(), events, token(kWorkerErr, id));
+  for (auto& [id, worker] : workers_) {  // a resting pipe is watched again when its rest ends (wake_rested_pipes)
+    if (worker->out.valid() && (throttle || worker->out_rest_until_ms == 0)) {
+      (void)poller_.modify(worker->out.get(), events, token(kWorkerOut, id));
+    }
+    if (worker->err.valid() && (throttle || worker->err_rest_until_ms == 0)) {
+      (void)poller_.modify(worker->err.get(), events, token(kWorkerErr, id));
+    }
   }
 }
 
@@ -429,17 +439,53 @@ void Agent::read_worker(Worker& worker, Stream stream) {
   posix::Fd& fd = stream == Stream::out ? worker.out : worker.err;
   constexpr size_t kHeader = protocol::kOutputHeaderSize;
   static char discard[protocol::kMaxOutputChunk];
+  size_t total = 0;
   for (int round = 0; round < 16 && fd.valid(); ++round) {
     std::span<char> into = head_gone_ ? std::span<char>(discard)
                                       : outbox_.reserve_back(kHeader + protocol::kMaxOutputChunk).subspan(kHeader);
     auto got = posix::read_some(fd.get(), into);
     if (!got || got->eof) return close_pipe(worker, stream);
-    if (got->would_block) return;
+    if (got->would_block) return rest_if_busy(worker, stream, total);
+    total += got->bytes;
     if (got->bytes == into.size()) grow_pipe(worker, stream);
     if (head_gone_) continue;
     protocol::encode_output_header(worker.id, stream, got->bytes, into.data() - kHeader);
     outbox_.commit_back(kHeader + got->bytes);
     if (outbox_.size() >= kFlushAt) flush_to_head();
+  }
+}
+
+// A worker that prints fast through a tool writing 4 KiB at a time (`yes | head`, Python's buffered stdout) woke
+// this loop, and sshd and the head behind it, once per 4 KiB: 12,000 Output frames for 50 MB. When a read
+// drained the pipe and the one before it was just now, the pipe rests kRestMs (not watched; its buffer holds what
+// arrives meanwhile), and the next read takes it in 64 KiB frames: output is at most kRestMs late, and only
+// while it streams. A pipe that is idle between lines is read at once, as before.
+void Agent::rest_if_busy(Worker& worker, Stream stream, size_t bytes) {
+  bool out = stream == Stream::out;
+  int64_t now = posix::monotonic_ms();
+  int64_t& last = out ? worker.out_read_ms : worker.err_read_ms;
+  bool busy = bytes > 0 && now - last <= kBusyGapMs;
+  if (bytes > 0) last = now;
+  if (!busy || head_gone_) return;
+  (out ? worker.out_rest_until_ms : worker.err_rest_until_ms) = now + kRestMs;
+  (void)poller_.modify((out ? worker.out : worker.err).get(), 0, token(out ? kWorkerOut : kWorkerErr, worker.id));
+}
+
+// Pipes whose rest is over are watched again (unless the head is behind: update_throttle watches them when it
+// catches up) and read at once.
+void Agent::wake_rested_pipes() {
+  int64_t now = posix::monotonic_ms();
+  for (auto& [id, worker] : workers_) {
+    for (Stream stream : {Stream::out, Stream::err}) {
+      bool out = stream == Stream::out;
+      int64_t& until = out ? worker->out_rest_until_ms : worker->err_rest_until_ms;
+      if (until == 0 || now < until) continue;
+      until = 0;
+      posix::Fd& fd = out ? worker->out : worker->err;
+      if (!fd.valid() || throttled_) continue;
+      (void)poller_.modify(fd.get(), posix::poll_readable, token(out ? kWorkerOut : kWorkerErr, id));
+      read_worker(*worker, stream);
+    }
   }
 }
 
@@ -595,6 +641,9 @@ int Agent::next_timeout() const {
   deadline = std::min(deadline, std::min(next_progress_check_ms_, dumper_.next_deadline(now)));
   for (const auto& [id, worker] : workers_) {
     if (worker->status && !worker->reported) deadline = std::min(deadline, worker->exited_at_ms + kPipeLingerMs);
+    for (int64_t until : {worker->out_rest_until_ms, worker->err_rest_until_ms}) {
+      if (until != 0) deadline = std::min(deadline, until);
+    }
   }
   return static_cast<int>(std::clamp<int64_t>(deadline - now, 0, 60'000));
 }
@@ -633,6 +682,7 @@ int Agent::run() {
       }
       if (kind == kChildOut || kind == kChildErr || kind == kChildIn) service_relays(event.token);
     }
+    wake_rested_pipes();
     service_relays(0);
     on_signals();
     reap_workers();

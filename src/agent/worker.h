@@ -26,6 +26,10 @@ struct Worker {
   int64_t progress_mtime_ns = 0;  // the progress file's mtime when last looked at
   uint64_t oom_kills_at_start = 0;  // the node's OOM-kill count when it was spawned
   bool out_grown = false, err_grown = false;  // the pipe got a larger buffer (agent.cc grow_pipe)
+  // A pipe fed in small pieces at a high rate rests a moment between reads (agent.cc rest_if_busy): when it was
+  // last read, and until when it is not watched (0: it is).
+  int64_t out_read_ms = 0, err_read_ms = 0;
+  int64_t out_rest_until_ms = 0, err_rest_until_ms = 0;
 
   bool pipes_closed() const { return !out.valid() && !err.valid(); }
 };

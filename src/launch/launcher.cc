@@ -55,6 +55,7 @@ namespace {
 constexpr int kTerminal = 1;
 constexpr int kShutdownWaitMs = 3000;                    // agents get this long to exit after Shutdown
 constexpr uint64_t kTerminalToken = uint64_t{16} << 32;  // the terminal, watched in the pool's loop
+constexpr size_t kTerminalBatchBytes = 128 * 1024;       // on_output writes the terminal at least this much at once
 constexpr int64_t kStackRoundMs = 20'000;                // agents answer DumpStacks within this (or not at all)
 constexpr int kStalledExitCode = 124;                    // muster ended a stalled job (like timeout(1))
 constexpr int kAttachFlushMs = 2000;                     // attached clients get this long to read the end
@@ -352,7 +353,11 @@ void Launcher::on_output(const protocol::Output& output) {
     log_error_reported_ = true;
     notice("cannot write the rank logs: " + logged.error().message);
   }
-  flush_terminal();
+  // Written once per loop round (on_timers), or sooner when a round brings more than kTerminalBatchBytes: an
+  // Output frame is often one 4 KiB pipe read, and a write per frame was 50,000 writes for 4 x 50 MB of lines.
+  // The batch stays far below the queue's limit (TerminalView's max_pending_bytes), which drops lines only for
+  // a terminal that cannot keep up.
+  if (terminal_->pending().size() >= kTerminalBatchBytes) flush_terminal();
 }
 
 void Launcher::on_worker_exited(const protocol::WorkerExited& exited) {
