@@ -304,9 +304,8 @@ void Agent::update_throttle() {
 }
 
 void Agent::on_head_readable() {
-  char buffer[64 * 1024];
   for (int round = 0; round < 16; ++round) {
-    auto got = posix::read_some(kStdin, buffer);
+    auto got = posix::read_some(kStdin, frames_.reserve(64 * 1024));  // in place: sync data is not copied again
     if (!got || got->eof) {
       head_eof_ = true;
       (void)poller_.remove(kStdin);
@@ -315,7 +314,7 @@ void Agent::on_head_readable() {
     }
     if (got->would_block) return;
     last_heard_ms_ = posix::monotonic_ms();
-    frames_.feed(std::string_view(buffer, got->bytes));
+    frames_.commit(got->bytes);
     while (true) {
       auto frame = frames_.next_view();
       if (!frame) {

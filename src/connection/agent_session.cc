@@ -40,7 +40,10 @@ void AgentSession::on_stdout_readable(int64_t now_ms) {
   // event so the other nodes are served in turn.
   static char buffer[256 * 1024];
   for (int round = 0; round < 4 && state_ != State::closed; ++round) {
-    auto got = posix::read_some(stdout_fd(), buffer);
+    // Frames are read in place into the frame reader (no copy of every byte); the preamble through `buffer`.
+    bool framing = state_ != State::connecting;
+    std::span<char> into = framing ? frames_.reserve(sizeof buffer) : std::span<char>(buffer);
+    auto got = posix::read_some(stdout_fd(), into);
     if (!got) return close(fmt::format("reading from the agent: {}", got.error().message));
     if (got->eof)
       return close(state_ == State::connecting ? "the connection closed before the agent started"
@@ -53,11 +56,11 @@ void AgentSession::on_stdout_readable(int64_t now_ms) {
       pipe_grown_ = true;
       (void)posix::set_pipe_size(stdout_fd(), kGrownPipeBytes);
     }
-    std::string_view bytes(buffer, got->bytes);
-    if (state_ == State::connecting) {
-      on_preamble_bytes(bytes);
+    if (framing) {
+      frames_.commit(got->bytes);
+      on_frames();
     } else {
-      on_frame_bytes(bytes);
+      on_preamble_bytes(std::string_view(buffer, got->bytes));
     }
   }
 }
@@ -92,6 +95,10 @@ void AgentSession::on_preamble_bytes(std::string_view bytes) {
 
 void AgentSession::on_frame_bytes(std::string_view bytes) {
   frames_.feed(bytes);
+  on_frames();
+}
+
+void AgentSession::on_frames() {
   while (state_ != State::closed) {
     auto frame = frames_.next_view();  // decoded straight from the reader's buffer: one copy of Output bytes
     if (!frame) return close(frame.error().message);

@@ -84,6 +84,7 @@ class AgentSession {
  private:
   void on_preamble_bytes(std::string_view bytes);
   void on_frame_bytes(std::string_view bytes);
+  void on_frames();  // decodes the complete frames the reader holds into the inbox
   void flush();
 
   std::string node_;

@@ -7,22 +7,25 @@
 
 namespace muster::protocol {
 
-namespace {
-constexpr size_t kCompactAbove = 64u << 10;  // move the unread tail to the front only past this much
+void FrameReader::settle() {
+  if (start_ == 0) return;
+  queue_.consumed(start_);  // compacts now and then (amortised O(1) per byte): earlier views end here
+  start_ = 0;
 }
 
 void FrameReader::feed(std::string_view bytes) {
   if (error_) return;
-  // Dropping consumed bytes costs a move of the unread tail; doing it only once they are both many and at
-  // least half the buffer keeps the cost amortized O(1) per byte.
-  if (start_ == buffer_.size()) {
-    buffer_.clear();
-    start_ = 0;
-  } else if (start_ >= kCompactAbove && start_ >= buffer_.size() / 2) {
-    buffer_.erase(0, start_);
-    start_ = 0;
-  }
-  buffer_.append(bytes);
+  settle();
+  queue_.append(bytes);
+}
+
+std::span<char> FrameReader::reserve(size_t n) {
+  settle();
+  return queue_.reserve_back(n);
+}
+
+void FrameReader::commit(size_t n) {
+  if (!error_) queue_.commit_back(n);
 }
 
 Result<std::optional<Frame>> FrameReader::next() {
@@ -34,7 +37,7 @@ Result<std::optional<Frame>> FrameReader::next() {
 
 Result<std::optional<FrameReader::FrameView>> FrameReader::next_view() {
   if (error_) return *error_;
-  std::string_view unread = std::string_view(buffer_).substr(start_);
+  std::string_view unread = queue_.pending().substr(start_);
   if (unread.size() < 4) return std::optional<FrameView>();
   WireReader header(unread);
   uint32_t length = header.u32("length");

@@ -11,9 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "util/byte_queue.h"
 #include "util/result.h"
 
 namespace muster::protocol {
@@ -27,10 +29,14 @@ struct Frame {
 class FrameReader {
  public:
   void feed(std::string_view bytes);
+  // The same, read in place: up to `n` bytes go into the span (from a read(2)), then commit() says how many came.
+  // Saves the copy feed() makes of every byte.
+  std::span<char> reserve(size_t n);
+  void commit(size_t n);
 
   // The next complete frame, nullopt if more bytes are needed, or a protocol error.
   Result<std::optional<Frame>> next();
-  // The same without copying the payload: the view is valid until the next feed().
+  // The same without copying the payload: the view is valid until the next feed() or reserve().
   struct FrameView {
     uint8_t type = 0;
     std::string_view payload;
@@ -38,11 +44,13 @@ class FrameReader {
   Result<std::optional<FrameView>> next_view();
 
   // Bytes fed but not yet returned in a frame (a non-zero value at EOF means a truncated frame).
-  size_t buffered() const { return buffer_.size() - start_; }
+  size_t buffered() const { return queue_.size() - start_; }
 
  private:
-  std::string buffer_;
-  size_t start_ = 0;       // bytes before this were already returned; compacted in feed()
+  void settle();  // drops the bytes of the frames returned since the last feed() or reserve()
+
+  ByteQueue queue_;
+  size_t start_ = 0;       // queued bytes before this were already returned in frames
   uint64_t consumed_ = 0;  // stream offset of buffer_[start_], for error messages
   std::optional<Error> error_;
 };

@@ -1,6 +1,8 @@
 #include "protocol/frame_reader.h"
 
+#include <algorithm>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,41 @@ TEST(FrameReader, RandomSplits) {
     }
     drain(reader, frames);
     ASSERT_EQ(frames, s.frames) << "round " << round;
+  }
+}
+
+// What a read(2) puts straight into reserve() and commit() says arrived: the same frames as feed(), in random
+// pieces (partial reads, reserved space left unused), and a big stream (past ByteQueue's compaction at 1 MiB),
+// views taken between reads.
+TEST(FrameReader, ReadInPlaceInRandomPieces) {
+  TestStream s = sample_stream();
+  for (int i = 0; i < 40; ++i) {
+    std::string payload(1000 + static_cast<size_t>(i) * 3000, static_cast<char>('A' + i % 26));
+    s.bytes += raw_frame(9, payload);
+    s.frames.push_back(Frame{9, payload});
+  }
+  std::mt19937 rng(99);
+  for (int round = 0; round < 50; ++round) {
+    FrameReader reader;
+    std::vector<Frame> frames;
+    size_t pos = 0;
+    while (pos < s.bytes.size()) {
+      size_t room = std::uniform_int_distribution<size_t>(1, round % 2 ? 64 : 300000)(rng);
+      std::span<char> into = reader.reserve(room);
+      ASSERT_EQ(into.size(), room);
+      size_t got = std::min(std::uniform_int_distribution<size_t>(1, room)(rng), s.bytes.size() - pos);
+      std::copy_n(s.bytes.data() + pos, got, into.data());
+      reader.commit(got);
+      pos += got;
+      while (true) {
+        auto view = reader.next_view();
+        ASSERT_TRUE(view.has_value()) << view.error().message;
+        if (!*view) break;
+        frames.push_back(Frame{(*view)->type, std::string((*view)->payload)});
+      }
+    }
+    ASSERT_EQ(frames, s.frames) << "round " << round;
+    EXPECT_EQ(reader.buffered(), 0u);
   }
 }
 
