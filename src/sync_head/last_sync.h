@@ -4,7 +4,8 @@
 // node), nothing is worth relaying, and the star answers sooner than a chain, whose ssh hops from node to node
 // start one after the other (8 nodes on the testbed: 0.15 s instead of 0.20 s). The record only ever picks the
 // fanout; what is copied is decided by the nodes' own digests, so a stale or forged record costs time, never a
-// file. It sits next to the source's hash cache (sync/hash_cache.h) and is not written when that has no directory.
+// file: and when the star finds a node that needs more than 32 MB (a node wiped since), it sends nothing and
+// run_sync takes the chain after all (SyncRequest::star_limit_bytes). It sits next to the source's hash cache (sync/hash_cache.h) and is not written when that has no directory.
 #pragma once
 
 #include <string>

@@ -14,8 +14,12 @@
 namespace muster::sync_head {
 namespace {
 
+// With the star taken for an unchanged source, a node needing more than this is sent to down the chain instead
+// (the head's link would carry it once per node): at 1 Gbit/s the chain's extra connecting is a tenth of it.
+constexpr uint64_t kStarLimitBytes = 32ull << 20;
+
 Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std::string>& names,
-                                    const SyncRequest& request, PreparedSource source, bool verbose) {
+                                    const SyncRequest& request, const PreparedSource& source, bool verbose) {
   bool live = posix::is_terminal(2) && !request.dry_run;
   bool drew = false;
   ProgressCallback progress;
@@ -25,9 +29,10 @@ Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std
       drew = true;
     };
   }
-  auto report = sync_to_nodes(pool, request, std::move(source), progress);
+  auto report = sync_to_nodes(pool, request, source, progress);
   if (drew) posix::write_stderr("\r\033[K");
   if (!report) return report.error();
+  if (report->over_star_limit > 0) return report;  // nothing was done: run_sync goes on with the chain
   if (request.dry_run) {
     fmt::print("{}", format_dry_run(*report, names, request.source, request.destination));
   } else if (verbose || !report->ok()) {
@@ -108,23 +113,36 @@ Result<SyncReport> run_sync(const SyncOptions& options) {
   std::string record = request.dry_run ? std::string() : last_sync_path(request, names);
   if (fanout == "auto" && tree_fanout == 1 && same_as_last_sync(record, source->digest)) {
     tree_fanout = 0;
+    // The nodes may not hold it after all (a node wiped since): more than this for a node, and the chain it is.
+    request.star_limit_bytes = kStarLimitBytes;
     if (verbose) {
       fmt::print(stderr, "muster sync: {} is unchanged since the last sync to these nodes: asking each node "
                          "directly (no relay chain)\n", request.source);
     }
   }
-  std::string digest = source->digest;
-  head::ConnectOptions connect = pool_flags;
-  connect.fanout = tree_fanout;
-  connect.fall_back_to_star = fanout == "auto";  // an explicit fanout that cannot be built is an error
-  auto pool = head::connect_nodes(connect, *nodes, transport);
-  if (!pool) return pool.error();
-  for (const auto& note : (*pool)->notes()) {
-    fmt::print(stderr, "muster sync: {} (`muster setup ssh` lets the nodes reach each other)\n", note);
+  auto sync_over = [&](size_t over_fanout) -> Result<SyncReport> {
+    head::ConnectOptions connect = pool_flags;
+    connect.fanout = over_fanout;
+    connect.fall_back_to_star = fanout == "auto";  // an explicit fanout that cannot be built is an error
+    auto pool = head::connect_nodes(connect, *nodes, transport);
+    if (!pool) return pool.error();
+    for (const auto& note : (*pool)->notes()) {
+      fmt::print(stderr, "muster sync: {} (`muster setup ssh` lets the nodes reach each other)\n", note);
+    }
+    auto report = run_sync_on_pool(**pool, names, request, *source, verbose);
+    (*pool)->shutdown(3000);
+    return report;
+  };
+  auto report = sync_over(tree_fanout);
+  if (report && report->over_star_limit > 0) {
+    if (verbose) {
+      fmt::print(stderr, "muster sync: a node needs {} after all: sending down the relay chain\n",
+                 format_size(report->over_star_limit));
+    }
+    request.star_limit_bytes = 0;
+    report = sync_over(1);
   }
-  auto report = run_sync_on_pool(**pool, names, request, std::move(*source), verbose);
-  (*pool)->shutdown(3000);
-  if (report) remember_last_sync(record, digest);  // every node identical (run_sync_on_pool fails otherwise)
+  if (report) remember_last_sync(record, source->digest);  // every node identical (run_sync_on_pool fails otherwise)
   return report;
 }
 

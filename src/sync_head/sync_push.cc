@@ -45,11 +45,12 @@ struct NodeState {
 
 class Pusher final : public head::PoolListener {
  public:
-  Pusher(head::AgentPool& pool, const SyncRequest& request, PreparedSource source, const ProgressCallback& progress)
+  Pusher(head::AgentPool& pool, const SyncRequest& request, const PreparedSource& source,
+         const ProgressCallback& progress)
       : pool_(pool),
         request_(request),
         progress_(progress),
-        source_(std::move(source)),
+        source_(source),
         nodes_(pool.size()) {
     report_.nodes.resize(nodes_.size());
     report_.tree_depth = pool.depth();
@@ -91,7 +92,7 @@ class Pusher final : public head::PoolListener {
   head::AgentPool& pool_;
   const SyncRequest& request_;
   const ProgressCallback& progress_;
-  PreparedSource source_;
+  const PreparedSource& source_;
   std::vector<NodeState> nodes_;
   SyncReport report_;
   int64_t transfer_start_ms_ = 0;
@@ -375,6 +376,14 @@ Result<SyncReport> Pusher::run() {
   }
   report_.scan_ms = posix::monotonic_ms() - start;
   if (request_.dry_run) return std::move(report_);
+  if (request_.star_limit_bytes > 0) {
+    uint64_t most = 0;
+    for (const auto& node : report_.nodes) most = std::max(most, node.plan.send_bytes);
+    if (most > request_.star_limit_bytes) {  // nothing was changed on any node yet (no SyncPrepare went out)
+      report_.over_star_limit = most;
+      return std::move(report_);
+    }
+  }
 
   transfer_start_ms_ = posix::monotonic_ms();
   std::vector<size_t> busy;  // nodes with something to do
@@ -433,9 +442,9 @@ bool SyncReport::ok() const {
   return std::all_of(nodes.begin(), nodes.end(), [](const NodeSyncReport& n) { return n.ok(); });
 }
 
-Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, PreparedSource source,
+Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const PreparedSource& source,
                                  const ProgressCallback& progress) {
-  return Pusher(pool, request, std::move(source), progress).run();
+  return Pusher(pool, request, source, progress).run();
 }
 
 }  // namespace muster::sync_head

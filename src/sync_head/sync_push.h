@@ -36,6 +36,9 @@ struct SyncRequest {
   bool compress = true;
   LinkPolicy links = LinkPolicy::ask;  // what links that leave the tree become (source_scan.h)
   std::string cache_dir;            // hash cache of the source (empty: default)
+  // Above 0: when some node needs more than this many bytes, nothing is sent, and the report says so
+  // (over_star_limit): run_sync then takes the relay chain it had skipped for a source it thought the nodes held.
+  uint64_t star_limit_bytes = 0;
 };
 
 struct NodeSyncReport {
@@ -61,6 +64,8 @@ struct SyncReport {
   uint64_t head_wire_bytes = 0;  // file data the head wrote to its connections (star: once per node; chain: once)
   size_t tree_depth = 1;         // 1: the star; the node count, over one connection: a chain (the pool's depth())
   size_t head_connections = 0;   // the pool's connections()
+  uint64_t over_star_limit = 0;  // the bytes of the node that needs most, when above star_limit_bytes (then no
+                                 // file was sent and nothing changed)
   std::vector<NodeSyncReport> nodes;
   bool ok() const;
 };
@@ -86,7 +91,7 @@ Result<PreparedSource> prepare_source(const SyncRequest& request);
 
 // Fails only for the head's own reasons (interrupted); node problems are in the report, in the pool's node order.
 // `progress` (may be empty) is called a few times per second during the transfer and once at the end.
-Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, PreparedSource source,
+Result<SyncReport> sync_to_nodes(head::AgentPool& pool, const SyncRequest& request, const PreparedSource& source,
                                  const ProgressCallback& progress);
 
 }  // namespace muster::sync_head

@@ -7,7 +7,8 @@
 #      manifest, not the manifest), asked of each node directly (the source is the one the last sync left there);
 #      a file changed on one node only (other content with the same size and mtime, or only its mtime) is repaired
 #      on that node and nothing moves to the others; touching one file on the head moves only that file (the
-#      summary reports its bytes on each node), down the chain again;
+#      summary reports its bytes on each node), down the chain again; with the source unchanged but model.bin
+#      gone from every node, the star finds 300 MB to send and the data goes down the chain after all;
 #   3. the head SIGKILLed mid-transfer (links capped so the transfer takes a while): no destination path holds a
 #      partial file (the big file is still its old, complete version everywhere), no temporary is left, and a
 #      re-run completes and verifies;
@@ -130,6 +131,15 @@ assert_contains "$out" "relay chain: each node passes it on to the next" "one to
 [[ $out != *"is unchanged since the last sync"* ]] || fail "one touched file: the source changed, yet: $out"
 step "one touched file: exactly 1 file ($size B) moved to each node, along the chain; an unchanged source is asked of each node directly"
 assert_all_nodes_match "after touching one file"
+
+# The source is unchanged, but the nodes lost the big file since (a node wiped): the star, tried first, finds
+# 300 MB to send to each node, sends nothing, and the data goes down the chain after all.
+for ((k = 1; k <= NODES; k++)); do "$TESTBED" exec "node$k" rm -f "$DEST/model.bin"; done
+out=$(muster_sync "$SRC" --to "$DEST" 2>&1) || fail "sync after the nodes lost model.bin failed: $out"
+assert_contains "$out" "$unchanged_note" "the nodes lost model.bin"
+assert_contains "$out" "a node needs 300.0 MB after all: sending down the relay chain" "the nodes lost model.bin"
+assert_contains "$out" "relay chain: each node passes it on to the next" "the nodes lost model.bin"
+assert_all_nodes_match "after the nodes lost model.bin (the source unchanged)"
 
 # --- 3. head SIGKILLed mid-transfer
 old_md5=$(md5sum <"$SRC/model.bin" | cut -d' ' -f1)
