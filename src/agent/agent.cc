@@ -36,7 +36,7 @@
 #include "protocol/hops.h"
 #include "protocol/preamble.h"
 #include "sync/receiver.h"
-#include "util/byte_queue.h"
+#include "util/block_queue.h"
 #include "util/version.h"
 
 namespace muster::agent {
@@ -152,7 +152,7 @@ class Agent {
   posix::Poller poller_;
   Guard guard_;
   protocol::FrameReader frames_;
-  ByteQueue outbox_;
+  BlockQueue outbox_;
   bool head_writable_registered_ = false;
   bool stdout_grown_ = false;
   bool throttled_ = false;

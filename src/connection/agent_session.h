@@ -17,7 +17,7 @@
 #include "protocol/messages.h"
 #include "protocol/preamble.h"
 #include "transport/transport.h"
-#include "util/byte_queue.h"
+#include "util/block_queue.h"
 
 namespace muster::connection {
 
@@ -92,7 +92,7 @@ class AgentSession {
   const transport::SelfBinary* binary_;
   protocol::PreambleScanner preamble_;
   protocol::FrameReader frames_;
-  ByteQueue outbox_;
+  BlockQueue outbox_;
   std::deque<protocol::AgentMessage> inbox_;
   protocol::Hello hello_;
   State state_ = State::connecting;
