@@ -63,6 +63,8 @@ constexpr int kStackSignalOffset = 7;       // the stack hook's signal: SIGRTMIN
 // Poller tokens: kind in the high 32 bits, worker id (or relay child slot) in the low ones.
 enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4, kChildOut = 5, kChildErr = 6, kChildIn = 7 };
 uint64_t token(Kind kind, uint32_t id = 0) { return (static_cast<uint64_t>(kind) << 32) | id; }
+uint64_t pipe_token(Stream stream, uint32_t worker) { return token(stream == Stream::out ? kWorkerOut : kWorkerErr, worker); }
+WorkerPipe& pipe_of(Worker& worker, Stream stream) { return stream == Stream::out ? worker.out : worker.err; }
 
 int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -293,12 +295,13 @@ void Agent::update_throttle() {
   throttled_ = throttle;
   for (auto& child : children_) child->pause(throttle);  // the subtree waits too: back-pressure down the tree
   uint32_t events = throttle ? 0 : posix::poll_readable;
-  for (auto& [id, worker] : workers_) {  // a resting pipe is watched again when its rest ends (wake_rested_pipes)
-    if (worker->out.valid() && (throttle || worker->out_rest_until_ms == 0)) {
-      (void)poller_.modify(worker->out.get(), events, token(kWorkerOut, id));
-    }
-    if (worker->err.valid() && (throttle || worker->err_rest_until_ms == 0)) {
-      (void)poller_.modify(worker->err.get(), events, token(kWorkerErr, id));
+  for (auto& [id, worker] : workers_) {
+    for (Stream stream : {Stream::out, Stream::err}) {
+      WorkerPipe& pipe = pipe_of(*worker, stream);
+      // A resting pipe is watched again when its rest ends (wake_rested_pipes).
+      if (pipe.fd.valid() && (throttle || pipe.rest_until_ms == 0)) {
+        (void)poller_.modify(pipe.fd.get(), events, pipe_token(stream, id));
+      }
     }
   }
 }
@@ -408,15 +411,16 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
   spawn.ptracer = posix::current_pid();  // the stack dumper's debugger may attach (stack_dumper.h)
   auto process = posix::spawn(spawn);
   if (!process) return fail(process.error().message);
-  auto worker = std::make_unique<Worker>(Worker{request.worker, std::move(*process), std::move(out->read),
-                                                std::move(err->read), std::nullopt, 0, false,
+  auto worker = std::make_unique<Worker>(Worker{request.worker, std::move(*process), WorkerPipe{std::move(out->read)},
+                                                WorkerPipe{std::move(err->read)}, std::nullopt, 0, false,
                                                 paths ? std::move(*paths) : WorkerPaths{}, posix::monotonic_ms(), 0,
-                                                posix::oom_kill_count().value_or(0), false, false});
-  (void)posix::set_nonblocking(worker->out.get());
-  (void)posix::set_nonblocking(worker->err.get());
+                                                posix::oom_kill_count().value_or(0)});
   uint32_t events = throttled_ ? 0 : posix::poll_readable;
-  (void)poller_.add(worker->out.get(), events, token(kWorkerOut, request.worker));
-  (void)poller_.add(worker->err.get(), events, token(kWorkerErr, request.worker));
+  for (Stream stream : {Stream::out, Stream::err}) {
+    int fd = pipe_of(*worker, stream).fd.get();
+    (void)posix::set_nonblocking(fd);
+    (void)poller_.add(fd, events, pipe_token(stream, request.worker));
+  }
   // The guard learns the group before anything else can happen to the agent (its pipe is blocking and
   // nearly empty: the guard reads as fast as workers start).
   (void)posix::write_all(guard_.pipe.get(), std::to_string(worker->process.pgid()) + "\n");
@@ -425,7 +429,7 @@ void Agent::spawn_worker(const protocol::SpawnWorker& request) {
 }
 
 void Agent::close_pipe(Worker& worker, Stream stream) {
-  posix::Fd& fd = stream == Stream::out ? worker.out : worker.err;
+  posix::Fd& fd = pipe_of(worker, stream).fd;
   if (!fd.valid()) return;
   (void)poller_.remove(fd.get());
   fd.reset();
@@ -435,7 +439,7 @@ void Agent::close_pipe(Worker& worker, Stream stream) {
 // pipe that comes back full gets a larger buffer once (grow_pipe), so a worker printing at full speed and the agent
 // trade the CPU in large pieces rather than 64 KiB at a time.
 void Agent::read_worker(Worker& worker, Stream stream) {
-  posix::Fd& fd = stream == Stream::out ? worker.out : worker.err;
+  posix::Fd& fd = pipe_of(worker, stream).fd;
   constexpr size_t kHeader = protocol::kOutputHeaderSize;
   static char discard[protocol::kMaxOutputChunk];
   size_t total = 0;
@@ -460,14 +464,13 @@ void Agent::read_worker(Worker& worker, Stream stream) {
 // arrives meanwhile), and the next read takes it in 64 KiB frames: output is at most kRestMs late, and only
 // while it streams. A pipe that is idle between lines is read at once, as before.
 void Agent::rest_if_busy(Worker& worker, Stream stream, size_t bytes) {
-  bool out = stream == Stream::out;
+  WorkerPipe& pipe = pipe_of(worker, stream);
   int64_t now = posix::monotonic_ms();
-  int64_t& last = out ? worker.out_read_ms : worker.err_read_ms;
-  bool busy = bytes > 0 && now - last <= kBusyGapMs;
-  if (bytes > 0) last = now;
+  bool busy = bytes > 0 && now - pipe.read_ms <= kBusyGapMs;
+  if (bytes > 0) pipe.read_ms = now;
   if (!busy || head_gone_) return;
-  (out ? worker.out_rest_until_ms : worker.err_rest_until_ms) = now + kRestMs;
-  (void)poller_.modify((out ? worker.out : worker.err).get(), 0, token(out ? kWorkerOut : kWorkerErr, worker.id));
+  pipe.rest_until_ms = now + kRestMs;
+  (void)poller_.modify(pipe.fd.get(), 0, pipe_token(stream, worker.id));
 }
 
 // Pipes whose rest is over are watched again (unless the head is behind: update_throttle watches them when it
@@ -476,13 +479,11 @@ void Agent::wake_rested_pipes() {
   int64_t now = posix::monotonic_ms();
   for (auto& [id, worker] : workers_) {
     for (Stream stream : {Stream::out, Stream::err}) {
-      bool out = stream == Stream::out;
-      int64_t& until = out ? worker->out_rest_until_ms : worker->err_rest_until_ms;
-      if (until == 0 || now < until) continue;
-      until = 0;
-      posix::Fd& fd = out ? worker->out : worker->err;
-      if (!fd.valid() || throttled_) continue;
-      (void)poller_.modify(fd.get(), posix::poll_readable, token(out ? kWorkerOut : kWorkerErr, id));
+      WorkerPipe& pipe = pipe_of(*worker, stream);
+      if (pipe.rest_until_ms == 0 || now < pipe.rest_until_ms) continue;
+      pipe.rest_until_ms = 0;
+      if (!pipe.fd.valid() || throttled_) continue;
+      (void)poller_.modify(pipe.fd.get(), posix::poll_readable, pipe_token(stream, id));
       read_worker(*worker, stream);
     }
   }
@@ -493,10 +494,10 @@ void Agent::wake_rested_pipes() {
 // (fewer wake-ups of worker, agent, sshd and head). Only such pipes grow: they count against the user's pipe
 // budget (pipe-user-pages-soft), which quiet workers must not use up. A refusal leaves the pipe as it is.
 void Agent::grow_pipe(Worker& worker, Stream stream) {
-  bool& grown = stream == Stream::out ? worker.out_grown : worker.err_grown;
-  if (grown) return;
-  grown = true;
-  (void)posix::set_pipe_size((stream == Stream::out ? worker.out : worker.err).get(), kGrownPipeBytes);
+  WorkerPipe& pipe = pipe_of(worker, stream);
+  if (pipe.grown) return;
+  pipe.grown = true;
+  (void)posix::set_pipe_size(pipe.fd.get(), kGrownPipeBytes);
 }
 
 void Agent::reap_workers() {
@@ -640,7 +641,7 @@ int Agent::next_timeout() const {
   deadline = std::min(deadline, std::min(next_progress_check_ms_, dumper_.next_deadline(now)));
   for (const auto& [id, worker] : workers_) {
     if (worker->status && !worker->reported) deadline = std::min(deadline, worker->exited_at_ms + kPipeLingerMs);
-    for (int64_t until : {worker->out_rest_until_ms, worker->err_rest_until_ms}) {
+    for (int64_t until : {worker->out.rest_until_ms, worker->err.rest_until_ms}) {
       if (until != 0) deadline = std::min(deadline, until);
     }
   }

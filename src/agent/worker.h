@@ -13,11 +13,21 @@
 
 namespace muster::agent {
 
+// One of a worker's output pipes, as the agent reads it.
+struct WorkerPipe {
+  posix::Fd fd;                // invalid once EOF was read (or the pipe was abandoned)
+  bool grown = false;          // it got a larger buffer (agent.cc grow_pipe)
+  // A pipe fed in small pieces at a high rate rests a moment between reads (agent.cc rest_if_busy): when a read
+  // last found bytes, and until when it is not watched (0: it is).
+  int64_t read_ms = 0;
+  int64_t rest_until_ms = 0;
+};
+
 struct Worker {
   uint32_t id = 0;
   posix::Process process;
-  posix::Fd out;  // invalid once EOF was read (or the pipe was abandoned)
-  posix::Fd err;
+  WorkerPipe out;
+  WorkerPipe err;
   std::optional<posix::ExitStatus> status;
   int64_t exited_at_ms = 0;  // when status was reaped
   bool reported = false;     // WorkerExited sent
@@ -25,13 +35,8 @@ struct Worker {
   int64_t started_ms = 0;
   int64_t progress_mtime_ns = 0;  // the progress file's mtime when last looked at
   uint64_t oom_kills_at_start = 0;  // the node's OOM-kill count when it was spawned
-  bool out_grown = false, err_grown = false;  // the pipe got a larger buffer (agent.cc grow_pipe)
-  // A pipe fed in small pieces at a high rate rests a moment between reads (agent.cc rest_if_busy): when it was
-  // last read, and until when it is not watched (0: it is).
-  int64_t out_read_ms = 0, err_read_ms = 0;
-  int64_t out_rest_until_ms = 0, err_rest_until_ms = 0;
 
-  bool pipes_closed() const { return !out.valid() && !err.valid(); }
+  bool pipes_closed() const { return !out.fd.valid() && !err.fd.valid(); }
 };
 
 }  // namespace muster::agent
