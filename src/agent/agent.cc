@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -59,6 +60,9 @@ constexpr int64_t kProgressCheckMs = 1000;  // how often the workers' progress f
 constexpr int64_t kBusyGapMs = 2;
 constexpr int64_t kRestMs = 2;
 constexpr int kStackSignalOffset = 7;       // the stack hook's signal: SIGRTMIN+7, which nothing else uses
+// Workers are started in slices of at most this long per loop round (spawn_pending): a node asked for 1,000
+// ranks on a slow or loaded machine must still read the head and send its heartbeats between slices.
+constexpr int64_t kSpawnSliceMs = 20;
 
 // Poller tokens: kind in the high 32 bits, worker id (or relay child slot) in the low ones.
 enum Kind : uint64_t { kHeadIn = 1, kHeadOut = 2, kWorkerOut = 3, kWorkerErr = 4, kChildOut = 5, kChildErr = 6, kChildIn = 7 };
@@ -130,6 +134,8 @@ class Agent {
   void on_head_readable();
   void on_head_message(const protocol::HeadMessage& message);
   void reject_head_frame(const std::string& why);
+  void spawn_pending();
+  void drop_pending(uint32_t id, int signal);
   void spawn_worker(const protocol::SpawnWorker& request);
   void read_worker(Worker& worker, Stream stream);
   void grow_pipe(Worker& worker, Stream stream);
@@ -159,6 +165,7 @@ class Agent {
   bool stdout_grown_ = false;
   bool throttled_ = false;
   std::map<uint32_t, std::unique_ptr<Worker>> workers_;
+  std::deque<protocol::SpawnWorker> pending_spawns_;  // asked for, not started yet (spawn_pending)
   sync::Receiver receiver_;
   uint32_t self_index_ = 0;  // this node's index in the relay tree (RelayOpen::self)
   std::vector<std::unique_ptr<RelayChild>> children_;
@@ -352,10 +359,12 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, protocol::SpawnWorker>) {
-          spawn_worker(m);
+          pending_spawns_.push_back(m);
         } else if constexpr (std::is_same_v<M, protocol::Signal>) {
+          drop_pending(m.worker, m.signal);
           signal_workers(m.worker, m.signal);
         } else if constexpr (std::is_same_v<M, protocol::Terminate>) {
+          drop_pending(protocol::kAllWorkers, SIGTERM);
           terminate(static_cast<int>(m.grace_ms));
         } else if constexpr (std::is_same_v<M, protocol::Ping>) {
           send(protocol::Heartbeat{m.seq, unix_ms()});
@@ -378,6 +387,30 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
         // nested in a Relay.
       },
       message);
+}
+
+// Starts queued workers for at most kSpawnSliceMs, then lets the loop go round (the head's frames, heartbeats,
+// output) before the next slice: spawning never holds up the agent's words to the head.
+void Agent::spawn_pending() {
+  if (pending_spawns_.empty()) return;
+  int64_t until = posix::monotonic_ms() + kSpawnSliceMs;
+  do {
+    protocol::SpawnWorker request = std::move(pending_spawns_.front());
+    pending_spawns_.pop_front();
+    spawn_worker(request);
+  } while (!pending_spawns_.empty() && posix::monotonic_ms() < until);
+}
+
+// Workers not started yet when a signal that ends them arrives are never started: each is reported as ended by
+// that signal (a signal that does not end a process, SIGUSR1 say, leaves them queued).
+void Agent::drop_pending(uint32_t id, int signal) {
+  if (signal != SIGTERM && signal != SIGKILL && signal != SIGINT && signal != SIGHUP) return;
+  std::erase_if(pending_spawns_, [&](const protocol::SpawnWorker& request) {
+    if (id != protocol::kAllWorkers && id != request.worker) return false;
+    send(protocol::WorkerExited{request.worker, protocol::ExitHow::signaled, signal,
+                                fmt::format("not started: stopped by {} before it started", posix::signal_name(signal))});
+    return true;
+  });
 }
 
 void Agent::spawn_worker(const protocol::SpawnWorker& request) {
@@ -596,6 +629,7 @@ void Agent::terminate(int grace_ms) {
 void Agent::head_lost(const char* why) {
   if (head_gone_) return;
   head_gone_ = true;
+  pending_spawns_.clear();  // nobody to start them for
   posix::write_stderr(fmt::format("muster agent: {}; stopping all workers\n", why));
   terminate(options_.lost_head_grace_ms);
   children_.clear();  // their agents hear EOF and stop their workers, as this one does
@@ -635,6 +669,7 @@ void Agent::on_timers() {
 
 int Agent::next_timeout() const {
   int64_t now = posix::monotonic_ms();
+  if (!pending_spawns_.empty()) return 0;
   int64_t deadline = now + options_.heartbeat_ms;
   if (!head_gone_) deadline = std::min(deadline, next_heartbeat_ms_);
   if (kill_deadline_ms_) deadline = std::min(deadline, *kill_deadline_ms_);
@@ -649,6 +684,7 @@ int Agent::next_timeout() const {
 }
 
 bool Agent::finished() const {
+  if (!pending_spawns_.empty() && !head_gone_) return false;
   for (const auto& [id, worker] : workers_) {
     if (!worker->reported) return false;
   }
@@ -682,6 +718,7 @@ int Agent::run() {
       }
       if (kind == kChildOut || kind == kChildErr || kind == kChildIn) service_relays(event.token);
     }
+    spawn_pending();
     wake_rested_pipes();
     service_relays(0);
     on_signals();

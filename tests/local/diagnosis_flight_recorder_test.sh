@@ -30,6 +30,14 @@ assert os.environ["TORCH_NCCL_TRACE_BUFFER_SIZE"] == "2000" and os.environ["TORC
 rank = os.environ["RANK"]
 with open(os.environ["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] + rank, "wb") as f:
     f.write(dump_bytes(rank))
+# Both watchdogs fire on the same collective: neither rank fails before the other has dumped (on a slow machine
+# rank 1 could still be starting Python when rank 0 fails and muster stops it).
+import time
+open("dumped." + rank, "w").close()
+for _ in range(600):
+    if os.path.exists("dumped.0") and os.path.exists("dumped.1"):
+        break
+    time.sleep(0.1)
 sys.stderr.write("[Rank %s] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n" % rank)
 sys.exit(1)
 ' 2>&1) || rc=$?

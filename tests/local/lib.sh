@@ -164,6 +164,7 @@ cleanup_local_test() {
     done
   done
   wait 2>/dev/null || true
+  remove_slow_cgroup
   cd / && rm -rf "$WORK"
   if ((rc == 0)); then echo "PASS: $TEST_NAME"; fi
   exit "$rc"
@@ -171,3 +172,53 @@ cleanup_local_test() {
 trap cleanup_local_test EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# --- a slow machine ------------------------------------------------------------------------------------------------
+# slow_cpu_available: true when this test can confine processes to a CPU quota (root, and a cgroup v1 `cpu`
+# hierarchy or a cgroup v2 one with the cpu controller). needs_slow_cpu: exit 77 (SKIP) without it, or fail
+# when MUSTER_REQUIRE_CLUSTER=1 (CI runs as root: a skip there would hide the test).
+SLOW_CGROUP=""
+slow_cpu_dir() {
+  if [[ -w /sys/fs/cgroup/cpu && -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then echo /sys/fs/cgroup/cpu
+  elif [[ -w /sys/fs/cgroup/unified && -e /sys/fs/cgroup/unified/cgroup.controllers ]] &&
+    grep -qw cpu /sys/fs/cgroup/unified/cgroup.controllers; then echo /sys/fs/cgroup/unified
+  elif [[ -w /sys/fs/cgroup && -e /sys/fs/cgroup/cgroup.controllers ]] &&
+    grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then echo /sys/fs/cgroup
+  fi
+}
+needs_slow_cpu() {
+  [[ $(id -u) == 0 && -n $(slow_cpu_dir) ]] && return 0
+  if [[ ${MUSTER_REQUIRE_CLUSTER:-0} == 1 ]]; then
+    fail "this test needs root and a cgroup cpu controller (a CPU quota stands in for a slow machine)"
+  fi
+  echo "SKIP: $TEST_NAME: needs root and a cgroup cpu controller (a CPU quota stands in for a slow machine)" >&2
+  trap - EXIT
+  cd / && rm -rf "$WORK"
+  exit 77
+}
+# make_slow_cpu PERCENT: a cgroup of this test's own (removed on exit) that gets PERCENT of one core.
+# in_slow_cpu CMD [ARG...]: moves this (sub)shell into it and execs CMD there, so CMD and everything it starts
+# run slowly; use it in a subshell: `(in_slow_cpu muster launch ...)`, `(in_slow_cpu muster ...) &` ($! is muster).
+make_slow_cpu() {
+  local percent=$1 root
+  root=$(slow_cpu_dir)
+  SLOW_CGROUP=$root/muster-test-$TEST_NAME-$$
+  mkdir -p "$SLOW_CGROUP"
+  if [[ -e $SLOW_CGROUP/cpu.cfs_quota_us ]]; then
+    echo 100000 >"$SLOW_CGROUP/cpu.cfs_period_us"
+    echo $((percent * 1000)) >"$SLOW_CGROUP/cpu.cfs_quota_us"
+  else
+    grep -qw cpu "$root/cgroup.subtree_control" || echo +cpu >"$root/cgroup.subtree_control"
+    echo "$((percent * 1000)) 100000" >"$SLOW_CGROUP/cpu.max"
+  fi
+}
+in_slow_cpu() {
+  echo "$BASHPID" >"$SLOW_CGROUP/cgroup.procs"
+  exec "$@"
+}
+remove_slow_cgroup() {
+  [[ -n $SLOW_CGROUP && -d $SLOW_CGROUP ]] || return 0
+  local pid
+  for pid in $(cat "$SLOW_CGROUP/cgroup.procs" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+  for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$SLOW_CGROUP" 2>/dev/null && return 0; sleep 0.1; done
+}
