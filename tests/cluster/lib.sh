@@ -14,6 +14,7 @@ TESTBED=$CLUSTER_TEST_DIR/testbed
 export MUSTER_TESTBED_SHARE=${MUSTER_TESTBED_SHARE:-$(cd "$CLUSTER_TEST_DIR/../.." && pwd)}
 TEST_NAME=$(basename "${0%.sh}")
 TEST_START=$EPOCHREALTIME
+CLUSTER_SCRIPT_ARGS=("$@")  # sourced without arguments: the script's own (require_root_and_namespaces re-execs it)
 
 # `ssh nodeK` goes through the Include that `testbed up` puts in ~/.ssh/config; with
 # MUSTER_TESTBED_SSH_INCLUDE=0 there is none, and tests pass the generated config explicitly.
@@ -31,6 +32,13 @@ require_root_and_namespaces() {
   local reason
   reason=$(cluster_unavailable_reason)
   if [[ -z $reason ]]; then
+    # One testbed at a time on this machine (its node names, the Include in ~/.ssh/config and the CPU are
+    # shared): a test from another checkout waits here for the one running. flock -o: the lock is not inherited
+    # by the nodes' processes, so nothing a test leaves behind can hold it.
+    if [[ -z ${MUSTER_TESTBED_LOCKED:-} ]]; then
+      export MUSTER_TESTBED_LOCKED=1
+      exec flock -o "${MUSTER_TESTBED_LOCK:-/run/lock/muster-testbed.lock}" "$BASH" "$0" "${CLUSTER_SCRIPT_ARGS[@]}"
+    fi
     trap run_cleanup EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
