@@ -6,8 +6,9 @@
 // nodes further down as they are. Data for many nodes thus leaves the real head once and crosses each link once
 // (`muster sync` on a chain), and the head holds a connection to a few nodes only (`muster launch --fanout`).
 //
-// Driven by the agent's loop: it registers the child's fds with the agent's Poller under the tokens it is
-// given, and the loop calls on_event()/on_timer(). What comes up is returned as frames for the head.
+// A RelayChild is one child: a connection::SupervisedSession (the same rules of supervision as the head's pool:
+// one restart, connect deadline, heartbeats, look again before judging) plus the tree's bookkeeping. What comes
+// up is returned as frames for the head.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "connection/agent_session.h"
-#include "posix/poller.h"
+#include "connection/supervised_session.h"
+#include "posix/event_loop.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
 
@@ -24,24 +25,15 @@ namespace muster::agent {
 
 class RelayChild {
  public:
-  struct Tokens {
-    uint64_t out, err, in;
-  };
   // Starts the agent of entry `child` of `open` (one whose parent is open.self). An error (for a NodeLost
   // upward) if it cannot start.
   static Result<std::unique_ptr<RelayChild>> start(const protocol::RelayOpen& open, size_t child,
-                                                   posix::Poller& poller, Tokens tokens, int heartbeat_ms,
-                                                   int heartbeat_timeout_ms);
-  ~RelayChild();
+                                                   posix::EventLoop& loop, int heartbeat_ms, int heartbeat_timeout_ms);
 
   uint32_t index() const { return index_; }
   // The child's index and every index below it: a Relay frame is forwarded when it names any of them.
   const std::vector<uint32_t>& subtree() const { return subtree_; }
 
-  // A poller event on one of the child's fds; `token` is one of Tokens.
-  void on_event(uint64_t token);
-  // Heartbeats to the child, connect and silence timeouts; call every loop round.
-  void on_timer(int64_t now_ms);
   // Queues an encoded head message for the child, given in two parts (a header and the rest) that are sent as
   // one frame; flush() writes what is queued (once per loop round, so small frames share a write).
   void send_frame(std::string_view head, std::string_view rest);
@@ -50,39 +42,24 @@ class RelayChild {
   void pause(bool paused);
   // Frames for the head (Relayed, NodeLost; already encoded) since the last call.
   std::vector<std::string> take_upward();
-  bool failed() const { return failed_; }
+  bool failed() const { return link_->failed(); }
   // The child was told to shut down: its connection closing is its end, not a loss.
-  void expect_end() { ending_ = true; }
+  void expect_end() { link_->expect_end(); }
   // Closed (lost, or ended after expect_end()): nothing more will come from it.
-  bool done() const { return failed_ || ended_; }
+  bool done() const { return link_->failed() || link_->ended(); }
   // The process group of the transport (the ssh client or the local agent), for the agent's guard.
-  int transport_pgid() const;
+  int transport_pgid() const { return link_->transport_pgid(); }
 
  private:
-  RelayChild(posix::Poller& poller, Tokens tokens, transport::SelfBinary binary, protocol::RelayOpen rest,
-             uint32_t index, std::vector<uint32_t> subtree, int heartbeat_ms, int heartbeat_timeout_ms,
-             int connect_timeout_s);
-  void drain();
-  bool restart();
-  void fail(const std::string& why);
-  void sync_registrations();
+  RelayChild(transport::SelfBinary binary, protocol::RelayOpen rest, uint32_t index, std::vector<uint32_t> subtree);
+  void on_message(protocol::AgentMessage&& message);
 
-  posix::Poller& poller_;
-  Tokens tokens_;
   transport::SelfBinary binary_;
   protocol::RelayOpen rest_;  // the tree below the child, passed on once it is ready
   uint32_t index_;
   std::vector<uint32_t> subtree_;
   std::unique_ptr<transport::Transport> transport_;
-  transport::AgentTarget target_;
-  std::string nonce_;
-  std::unique_ptr<connection::AgentSession> session_;
-  std::unique_ptr<connection::AgentSession> first_try_;  // a restarted child's first session, until reaped
-  connection::SessionWatch watch_;
-  bool ready_ = false, failed_ = false, ending_ = false, ended_ = false, restarted_ = false;
-  int heartbeat_ms_, heartbeat_timeout_ms_, connect_timeout_s_;
-  int64_t next_heartbeat_ms_ = 0;
-  uint64_t heartbeat_seq_ = 0;
+  std::unique_ptr<connection::SupervisedSession> link_;
   std::vector<std::string> upward_;
 };
 

@@ -1,12 +1,13 @@
 // One worker process on this node, as the agent sees it: the process (its own process group), the read
-// ends of its stdout/stderr pipes, and its exit status once reaped. Passive: the agent's loop reads the
-// pipes when they are readable and reaps on SIGCHLD.
+// ends of its stdout/stderr pipes, and its exit status once reaped. Passive: the worker set (worker_set.h)
+// reads the pipes when the loop says they are readable, and reaps every round.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
 #include "agent/worker_setup.h"
+#include "posix/event_loop.h"
 #include "posix/exit_status.h"
 #include "posix/fd.h"
 #include "posix/process.h"
@@ -16,6 +17,7 @@ namespace muster::agent {
 // One of a worker's output pipes, as the agent reads it.
 struct WorkerPipe {
   posix::Fd fd;                // invalid once EOF was read (or the pipe was abandoned)
+  posix::EventLoop::FdWatch watch;  // declared after fd: leaves the loop before fd closes
   bool grown = false;          // it got a larger buffer (agent.cc grow_pipe)
   // A pipe fed in small pieces at a high rate rests a moment between reads (agent.cc rest_if_busy): when a read
   // last found bytes, and until when it is not watched (0: it is).
@@ -25,6 +27,7 @@ struct WorkerPipe {
 
 struct Worker {
   uint32_t id = 0;
+  uint32_t attempt = 0;  // the job's attempt that started it (SpawnWorker::attempt)
   posix::Process process;
   WorkerPipe out;
   WorkerPipe err;

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::string_view kTableName = "failure";
 
-const std::vector<std::string_view> kEntryKeys = {"id",          "title", "class", "match", "explain", "fix",
+const std::vector<std::string_view> kEntryKeys = {"id",  "title", "class", "fault", "match", "explain", "fix",
                                                   "doc"};
 const std::vector<std::string_view> kMatchKeys = {"output", "signal", "exit_code", "note",
                                                   "fact",   "lost",   "check_module"};
@@ -178,6 +178,14 @@ Result<FailureEntry> parse_entry(const toml::table& table, const std::string& or
                        fmt::format("'{}' is not one of primary, secondary, timeout, fallback", klass));
   }
   entry.klass = static_cast<FailureClass>(found - kClasses.begin());
+  std::string fault = table["fault"].value_or(std::string("unknown"));
+  static const std::vector<std::string> kFaults = {"unknown", "node", "workload"};
+  auto fault_found = std::find(kFaults.begin(), kFaults.end(), fault);
+  if (fault_found == kFaults.end()) {
+    return entry_error(origin, table.get("fault") ? *table.get("fault") : table, "fault",
+                       fmt::format("'{}' is not one of node, workload, unknown", fault));
+  }
+  entry.fault = static_cast<FaultClass>(fault_found - kFaults.begin());
   const toml::node* match = table.get("match");
   if (!match || !match->is_table()) return entry_error(origin, match ? *match : table, "match", "missing (a table)");
   if (auto parsed = parse_match(*match->as_table(), entry, origin); !parsed) return parsed.error();
@@ -190,6 +198,15 @@ Result<FailureEntry> parse_entry(const toml::table& table, const std::string& or
 }
 
 }  // namespace
+
+const char* fault_class_name(FaultClass fault) {
+  switch (fault) {
+    case FaultClass::node: return "node";
+    case FaultClass::workload: return "workload";
+    case FaultClass::unknown: break;
+  }
+  return "unknown";
+}
 
 const std::vector<std::string_view>& known_placeholders() {
   static const std::vector<std::string_view> names = {

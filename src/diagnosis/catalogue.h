@@ -20,6 +20,11 @@ namespace muster::diagnosis {
 // death), which beats a timeout (the last symptom of a stall), which beats a fallback (a generic explanation).
 enum class FailureClass { primary = 0, secondary = 1, timeout = 2, fallback = 3 };
 
+// Whose fault a matched failure is, for the restart policy (launch/restart_policy.h): the node's (a spare takes
+// its place), the workload's (a retry fails the same way), or not known.
+enum class FaultClass { unknown = 0, node = 1, workload = 2 };
+const char* fault_class_name(FaultClass fault);
+
 struct OutputPattern {
   std::string source;  // as written, for messages
   std::regex regex;
@@ -29,6 +34,7 @@ struct FailureEntry {
   std::string id;
   std::string title;
   FailureClass klass = FailureClass::primary;
+  FaultClass fault = FaultClass::unknown;  // `fault = "node" | "workload" | "unknown"`
   // What must hold (every key the entry gives): any of `output` matches a line; the rank ended by one of
   // `signals` / with one of `exit_codes`; the node noted each of `notes` about it; doctor found each of `facts`
   // (a check id whose finding is a warning or error); `lost`: the rank's node was lost.

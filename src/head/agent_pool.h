@@ -14,16 +14,20 @@
 // the tree, when its parent says so or is lost itself: a lost node takes every node below it along, each told to
 // the owner once. The pool never decides what a loss means for a job: that is the owner's rule (launch: the gang
 // fails).
+// The pool waits in the process's one EventLoop (owned by the command): its links register there (one
+// connection::SupervisedSession per node it starts itself), and so do the owner's own descriptors (a launch's
+// terminal and control socket), which every wait of the pool serves too — in connect(), poll() and shutdown().
 // The owner keeps a posix::SignalBlock alive around the pool: signals are reported by poll() and connect().
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "connection/agent_session.h"
+#include "connection/supervised_session.h"
 #include "head/relay_tree.h"
-#include "posix/poller.h"
+#include "posix/event_loop.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
 #include "util/result.h"
@@ -48,6 +52,9 @@ struct PoolOptions {
   bool virtual_nodes = false;
   // A node a relay cannot start is started by the head (notes() says so); false: connect() fails instead.
   bool fall_back_to_star = true;
+  // connect() succeeds once this many nodes are ready and every other one has failed (lost, named in notes());
+  // 0: every node must be ready (the first failure is connect()'s error). Spares (launch --nnodes) use it.
+  size_t required_nodes = 0;
 };
 
 struct PoolNode {
@@ -61,17 +68,18 @@ class PoolListener {
  public:
   virtual ~PoolListener() = default;
   virtual void on_message(size_t node, const protocol::AgentMessage& message) = 0;
-  // Once per node. `diagnostics` is what the agent and ssh wrote on stderr, for the user.
-  virtual void on_lost(size_t node, const std::string& why, const std::string& diagnostics) = 0;
-  // A fd the owner registered with watch_fd() is ready.
-  virtual void on_watched_fd(uint64_t token, uint32_t events) {
-    (void)token;
-    (void)events;
-  }
+  // Once per node (again after a reconnect()). `diagnostics` is what the agent and ssh wrote on stderr, for the
+  // user. `carried`: lost only because the node that started its agent (the launch tree) was.
+  virtual void on_lost(size_t node, const std::string& why, const std::string& diagnostics, bool carried) = 0;
+  // A node reconnect() brought back is ready (hello() has its new Hello).
+  virtual void on_ready(size_t node) { (void)node; }
 };
 
 class AgentPool {
  public:
+  static Result<std::unique_ptr<AgentPool>> create(std::vector<PoolNode> nodes, PoolOptions options,
+                                                   posix::EventLoop& loop);
+  // A pool with a loop of its own, for a command that waits on nothing else (doctor, sync, setup, image).
   static Result<std::unique_ptr<AgentPool>> create(std::vector<PoolNode> nodes, PoolOptions options);
   ~AgentPool();
   AgentPool(const AgentPool&) = delete;
@@ -79,13 +87,14 @@ class AgentPool {
 
   // Starts every agent and waits until all are ready. Fails with ErrorKind::unreachable naming the first node
   // that could not be reached (within the connect timeout, +0.5 s for ssh to say why), or
-  // ErrorKind::interrupted on SIGINT/SIGTERM/SIGHUP. The owner's watched fds are served meanwhile through
-  // `watched` (its on_watched_fd only; nullptr: the owner watches none yet).
-  Result<void> connect(PoolListener* watched = nullptr);
+  // ErrorKind::interrupted on SIGINT/SIGTERM/SIGHUP. The loop serves the owner's registrations meanwhile.
+  Result<void> connect();
 
-  // One round of the loop: waits up to `timeout_ms` (less when a heartbeat is due), services the agents,
-  // sends heartbeats, detects lost nodes. Returns the signals that arrived (SIGCHLD left out).
+  // One round of the loop: waits up to `timeout_ms` (less when a timer is due), services the agents and the
+  // owner's registrations, sends heartbeats, detects lost nodes; messages and losses go to `listener`. Returns
+  // the signals that arrived (SIGCHLD left out).
   Result<std::vector<int>> poll(int timeout_ms, PoolListener& listener);
+  posix::EventLoop& loop() { return loop_; }
 
   void send(size_t node, const protocol::HeadMessage& message);
   void send_frame(size_t node, std::string_view frame);  // an encoded message (protocol::encode)
@@ -95,10 +104,14 @@ class AgentPool {
   // crosses each link once (a sync's file data). Returns the number of the head's connections it went out on.
   size_t queue_frame_to(const std::vector<size_t>& nodes, std::string_view frame);
   void broadcast(const protocol::HeadMessage& message);
+  // One message to each of `nodes` (those alive), written now as far as the pipes take it.
+  void send_to(const std::vector<size_t>& nodes, const protocol::HeadMessage& message);
+  // Starts a lost node's agent again, from the head itself (a node of the launch tree whose carrier was lost is
+  // thus re-parented to the head): on_ready() or on_lost() follows.
+  void reconnect(size_t node);
 
   // Sends Shutdown to every live agent and waits up to `wait_ms` for their transports to exit; kills the rest.
-  // Watched fds are served meanwhile through `watched`, as in connect().
-  void shutdown(int wait_ms, PoolListener* watched = nullptr);
+  void shutdown(int wait_ms);
 
   size_t size() const { return slots_.size(); }
   const std::string& name(size_t node) const { return nodes_[node].name; }
@@ -116,48 +129,39 @@ class AgentPool {
   // What the user should know about how the pool connected (a relay that could not start a node).
   const std::vector<std::string>& notes() const { return notes_; }
 
-  // Extra fds served by the same loop (the launcher's terminal). Tokens are the owner's; see on_watched_fd.
-  Result<void> watch_fd(int fd, uint32_t events, uint64_t token);
-  Result<void> unwatch_fd(int fd);
-  Result<void> rewatch_fd(int fd, uint32_t events, uint64_t token);  // new events for a watched fd
-
  private:
   struct Slot {
-    std::unique_ptr<connection::AgentSession> session;  // nodes the head starts itself
-    connection::SessionWatch watch;
+    std::unique_ptr<connection::SupervisedSession> link;  // nodes the head starts itself
     size_t parent = RelayTree::kHead;  // who starts this node's agent (the tree, or kHead once reached directly)
     bool relay_opened = false;         // its subtree was handed to its agent
     int64_t relay_deadline_ms = 0;     // started by a relay: say Hello by then
     bool ready = false;                // Hello arrived (directly, or through the tree)
     protocol::Hello hello;
     bool lost = false;
-    bool restarted = false;  // restart_agent() was tried
-    std::unique_ptr<connection::AgentSession> first_try;  // a restarted node's first session, until reaped
   };
-  AgentPool(std::vector<PoolNode> nodes, PoolOptions options, posix::Poller poller, transport::SelfBinary binary,
-            std::unique_ptr<transport::Transport> transport);
+  AgentPool(std::vector<PoolNode> nodes, PoolOptions options, std::unique_ptr<posix::EventLoop> owned,
+            posix::EventLoop& loop, transport::SelfBinary binary, std::unique_ptr<transport::Transport> transport);
   bool direct(size_t node) const { return slots_[node].parent == RelayTree::kHead; }
   size_t root_of(size_t node) const;
   // The nodes below `node` that are reached through it (not those the head reached directly after a failure).
   std::vector<size_t> carried_by(size_t node) const;
   Result<void> start_more_agents();
-  Result<void> check_connections(int64_t now);
-  bool restart_agent(size_t node, int64_t now);
+  Result<void> start_link(size_t node);
+  void tell_lost(size_t node, const std::string& why, const std::string& details, bool carried);
+  void check_relay_deadlines(int64_t now);
   transport::AgentTarget target(size_t node) const;
   void open_relays(int64_t now);
   void reach_directly(size_t node, const std::string& why);
-  std::string relay_failure_;  // fall_back_to_star off: why a relay could not start a node
-  void service(size_t node, uint64_t kind, PoolListener* listener);
-  void on_session_message(size_t node, protocol::AgentMessage message, PoolListener* listener);
-  void sync_registrations(size_t node);
-  void lose(size_t node, const std::string& why, const std::string& details, PoolListener* listener);
-  void heartbeats(int64_t now, PoolListener& listener);
-  Result<std::vector<int>> wait_round(int timeout_ms, PoolListener* listener);
+  void on_link_failed(size_t node, const std::string& why);
+  void on_session_message(size_t node, protocol::AgentMessage message);
+  void lose(size_t node, const std::string& why, const std::string& details);
+  Result<std::vector<int>> wait_round(int timeout_ms);
   void queue_to_root(size_t root, const std::vector<size_t>& nodes, std::string_view frame);
 
+  std::unique_ptr<posix::EventLoop> owned_loop_;  // first: every registration below leaves it before it goes
   std::vector<PoolNode> nodes_;
   PoolOptions options_;
-  posix::Poller poller_;
+  posix::EventLoop& loop_;
   transport::SelfBinary binary_;
   std::unique_ptr<transport::Transport> transport_;
   std::string nonce_;
@@ -166,9 +170,18 @@ class AgentPool {
   std::vector<size_t> to_start_;  // nodes the head starts itself, in order
   size_t started_ = 0;            // of to_start_
   bool connected_ = false;
+  std::optional<Error> connect_error_;  // the first node the head could not start while connecting
+  std::string relay_failure_;           // fall_back_to_star off: why a relay could not start a node
   std::vector<std::string> notes_;
-  int64_t next_heartbeat_ms_ = 0;
-  uint64_t heartbeat_seq_ = 0;
+  PoolListener* listener_ = nullptr;    // poll()'s; nullptr: messages are dropped (connect, shutdown)
+  // Losses and readiness found while no listener was there (a timer between polls): told at the next poll.
+  struct Pending {
+    size_t node;
+    bool lost;
+    std::string why, details;
+    bool carried;
+  };
+  std::vector<Pending> pending_;
 };
 
 }  // namespace muster::head

@@ -26,7 +26,8 @@ nlohmann::json to_json(const JobRecord& r) {
                         {"ended_unix_ms", r.ended_unix_ms}, {"exit_code", r.exit_code},
                         {"nodes", r.nodes},         {"ranks", r.ranks},
                         {"command", r.command},     {"detached", r.detached},
-                        {"error", r.error},
+                        {"error", r.error},          {"attempt", r.attempt},
+                        {"excluded", r.excluded},
                         {"layout", std::move(layout)}};
 }
 
@@ -48,6 +49,8 @@ std::optional<JobRecord> from_json(const std::string& text) {
     r.command = json.value("command", "");
     r.detached = json.value("detached", false);
     r.error = json.value("error", "");
+    r.attempt = json.value("attempt", 0);
+    r.excluded = json.value("excluded", "");
     if (auto layout = json.find("layout"); layout != json.end() && layout->is_array()) {
       for (const auto& node : *layout) {
         r.layout.push_back({node.value("node", ""), node.value("first_rank", 0), node.value("count", 0)});

@@ -36,6 +36,8 @@ struct JobRecord {
   std::string command;        // as typed, for listings
   std::vector<NodeRanks> layout;  // node by node rank
   bool detached = false;          // launched with --detach (the head's output is <run_dir>/head.log)
+  int attempt = 0;                // the running (or last) attempt: 0, then 1 after a restart, ...
+  std::string excluded;           // nodes left out of the job, folded (`muster ps`)
 };
 
 enum class JobState { running, ended, head_died };

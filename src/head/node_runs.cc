@@ -24,7 +24,7 @@ class Collector final : public PoolListener {
       if (!run.ran) run.error = exited->detail;
     }
   }
-  void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
+  void on_lost(size_t node, const std::string& why, const std::string& diagnostics, bool) override {
     done_[node] = true;
     runs_[node].error = why + (diagnostics.empty() ? "" : ": " + diagnostics);
   }

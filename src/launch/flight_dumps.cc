@@ -1,14 +1,26 @@
 #include "launch/flight_dumps.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <vector>
 
 #include <fmt/core.h>
 
+#include "posix/file.h"
 #include "util/text.h"
 
 namespace muster::launch {
+
+Result<std::string> save_flight_dump(const std::string& run_dir, const std::string& file_name, const std::string& bytes) {
+  std::string name;
+  for (char c : file_name) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ? c : '_';
+  if (name.empty() || name.starts_with('.')) name = "nccl_trace_" + name;
+  std::string dir = run_dir + "/" + std::string(kFlightDumpDir);
+  if (auto made = posix::make_dir_with_parents(dir, 0700); !made) return made.error();
+  if (auto written = posix::write_file_atomic(dir + "/" + name, bytes, 0600); !written) return written.error();
+  return std::string(kFlightDumpDir) + "/" + name;
+}
 
 std::string format_flight_dumps(const std::map<int, std::map<std::string, std::string>>& notes,
                                 const std::function<std::string(int)>& node_of, const std::string& run_dir) {

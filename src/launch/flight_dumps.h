@@ -4,6 +4,8 @@
 // One text for the launch's own report and for `muster why`, which reads the same notes from manifest.json.
 #pragma once
 
+#include "util/result.h"
+
 #include <functional>
 #include <map>
 #include <string>
@@ -12,6 +14,12 @@
 namespace muster::launch {
 
 inline constexpr std::string_view kFlightDumpDir = "flight-recorder";  // in the run directory
+inline constexpr std::string_view kFlightDumpNote = "flight-recorder-dump:";  // + file name: a dump's bytes
+                                                                               // (agent/worker_setup.h)
+
+// A dump's bytes from a rank's node, into <run dir>/flight-recorder/ under torch's file name (nccl_trace_rank_<r>,
+// made safe), where torch's fr_trace reads a whole job; returns its path relative to the run directory.
+Result<std::string> save_flight_dump(const std::string& run_dir, const std::string& file_name, const std::string& bytes);
 
 // `notes`: rank -> key -> text, as the ranks' nodes noted them; `node_of(rank)` names the rank's node. Empty when
 // there is no dump.

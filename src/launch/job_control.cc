@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "posix/poller.h"
 
 namespace muster::launch {
 namespace {
@@ -15,7 +14,7 @@ int64_t unix_ms() {
 
 }  // namespace
 
-Result<std::unique_ptr<JobControl>> JobControl::open(head::JobRecord record, head::AgentPool& pool) {
+Result<std::unique_ptr<JobControl>> JobControl::open(head::JobRecord record, posix::EventLoop& loop) {
   auto socket = head::new_socket_path();
   if (!socket) return socket.error();
   auto server = head::ControlServer::open(*socket);
@@ -23,24 +22,21 @@ Result<std::unique_ptr<JobControl>> JobControl::open(head::JobRecord record, hea
   record.socket = *socket;
   record.started_unix_ms = unix_ms();
   if (auto written = head::write_job_record(record); !written) return written.error();
-  std::unique_ptr<JobControl> control(new JobControl(std::move(record), std::move(*server), pool));
-  if (auto watched = pool.watch_fd(control->server_.listen_fd(), posix::poll_readable, kListenToken); !watched) {
-    return watched.error();
-  }
+  std::unique_ptr<JobControl> control(new JobControl(std::move(record), std::move(*server), loop));
+  JobControl* self = control.get();
+  auto watched = loop.watch(control->server_.listen_fd(), posix::poll_readable, [self](uint32_t) {
+    for (int client : self->server_.on_listen_readable()) self->update(client);
+  });
+  if (!watched) return watched.error();
+  control->listen_ = std::move(*watched);
   return control;
-}
-
-JobControl::~JobControl() {
-  for (const auto& [client, events] : watched_) (void)pool_.unwatch_fd(client);
-  (void)pool_.unwatch_fd(server_.listen_fd());
 }
 
 void JobControl::update(int client) {
   auto it = watched_.find(client);
   if (!server_.has(client)) {
     if (it != watched_.end()) {
-      // The server closed the fd already; epoll forgot it with its last descriptor (we hold no duplicate).
-      (void)pool_.unwatch_fd(client);
+      it->second.forget();  // the server closed the fd already: epoll forgot it with it
       watched_.erase(it);
       closed_.push_back(client);
     }
@@ -49,28 +45,16 @@ void JobControl::update(int client) {
   // A closing client is not read any more (unread input would keep it readable forever): writable only.
   uint32_t events = server_.closing(client) ? posix::poll_writable
                                             : posix::poll_readable | (server_.wants_write(client) ? posix::poll_writable : 0);
-  uint64_t token = (kClientKind << 32) | static_cast<uint32_t>(client);
-  if (paused_) {
-    watched_[client] = 0;  // registered on resume()
+  if (it != watched_.end()) {
+    (void)it->second.set_events(events);
     return;
   }
-  if (it == watched_.end()) {
-    (void)pool_.watch_fd(client, events, token);
-    watched_[client] = events;
-  } else if (it->second != events) {
-    (void)pool_.rewatch_fd(client, events, token);
-    it->second = events;
-  }
-}
-
-void JobControl::on_event(uint64_t token) {
-  if (token == kListenToken) {
-    for (int client : server_.on_listen_readable()) update(client);
-    return;
-  }
-  int client = static_cast<int>(token & 0xFFFFFFFFu);
-  (void)server_.on_client_ready(client);
-  update(client);
+  auto watch = loop_.watch(client, events, [this, client](uint32_t) {
+    (void)server_.on_client_ready(client);
+    update(client);
+    if (on_request_) on_request_();
+  });
+  if (watch) watched_.emplace(client, std::move(*watch));
 }
 
 void JobControl::reply(int client, const nlohmann::json& body) {
@@ -88,22 +72,9 @@ void JobControl::close_when_flushed(int client) {
   update(client);
 }
 
-void JobControl::pause() {
-  if (paused_) return;
-  paused_ = true;
-  for (auto& [client, events] : watched_) (void)pool_.unwatch_fd(client);
-  (void)pool_.unwatch_fd(server_.listen_fd());
-}
-
-void JobControl::resume() {
-  if (!paused_) return;
-  paused_ = false;
-  (void)pool_.watch_fd(server_.listen_fd(), posix::poll_readable, kListenToken);
-  auto clients = std::exchange(watched_, {});
-  for (const auto& [client, events] : clients) {
-    if (server_.has(client)) update(client);  // registers it afresh
-    else closed_.push_back(client);
-  }
+void JobControl::rewrite_record(const std::function<void(head::JobRecord&)>& change) {
+  change(record_);
+  (void)head::write_job_record(record_);
 }
 
 bool JobControl::has_pending_output() const {

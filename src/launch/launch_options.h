@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "diagnosis/catalogue.h"
 #include "head/agent_pool.h"
 #include "launch/env_policy.h"
+#include "launch/restart_policy.h"
 #include "transport/transport.h"
 
 namespace muster::launch {
@@ -33,7 +35,13 @@ struct LaunchOptions {
   int grace_ms = 5000;      // SIGTERM -> SIGKILL
   int heartbeat_ms = 1000;
   int heartbeat_timeout_ms = 5000;
-  int max_restarts = 0;
+  int max_restarts = 0;  // = restart.max_restarts (TORCHELASTIC_MAX_RESTARTS)
+  // Restarts, spares and exclusion (launch/job_machine.h): the job runs on max_nodes of the plan's hosts (0: all),
+  // never fewer than min_nodes; the others are spares.
+  int min_nodes = 0, max_nodes = 0;
+  RestartRules restart;
+  int64_t exclude_cooldown_ms = 300'000;  // an excluded node may come back after this long
+  std::set<int> forward_signals;          // signals to the head passed to every rank (--forward-signals)
   int max_parallel_connects = 64;
   // The launch tree (head/agent_pool.h): the head starts at most `fanout` agents, they start the rest.
   size_t fanout = head::kDefaultFanout;

@@ -170,6 +170,7 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   auto catalogue = diagnosis::load_catalogues(request.failure_files);
   if (!catalogue) return catalogue.error();
   options.catalogue = std::move(*catalogue);
+  if (auto restarts = resolve_restarts(request, options); !restarts) return restarts.error();
   options.is_tty = posix::is_terminal(1);
   options.color = options.is_tty && std::getenv("NO_COLOR") == nullptr;
   return options;

@@ -4,6 +4,9 @@
 // the job.
 #pragma once
 
+#include <set>
+#include <utility>
+
 #include <string>
 #include <vector>
 
@@ -35,7 +38,21 @@ struct LaunchRequest {
   std::string on_hang = "kill";           // kill or dump
   std::vector<std::string> failure_files;  // more failure catalogues (diagnosis/catalogue.h)
   ContainerRequest container;  // --container-image, --container, --mount, --container-*
+  // Restarts and spares (launch/job_machine.h).
+  std::string nnodes;                 // N or MIN:MAX (torchrun's --nnodes); empty: every host
+  std::string restart_on = "node";    // node (what a retry can help) | any
+  std::string no_restart_exit_codes;  // 1,2,...
+  std::string thrash_guard = "3/10";  // N failures within M minutes stop the job; "off"
+  double exclude_cooldown_s = 300;
+  std::string forward_signals = "USR1,USR2";
 };
+
+// --nnodes: "4" -> {4, 4}, "2:4" -> {2, 4}; checked against the number of hosts.
+Result<std::pair<int, int>> parse_nnodes(const std::string& text, size_t hosts);
+// --forward-signals: "USR1,USR2,TERM" -> their numbers; "none" -> {}.
+Result<std::set<int>> parse_signal_names(const std::string& text);
+// The restart and spare flags into `options` (restart_flags.cc).
+Result<void> resolve_restarts(const LaunchRequest& request, LaunchOptions& options);
 
 Result<LaunchOptions> resolve_launch(const LaunchRequest& request);
 

@@ -104,6 +104,13 @@ void ManifestRecorder::attempt_ended(int attempt, int exit_code, std::optional<i
   entry["ended_ms"] = posix::monotonic_ms() - started_ms_;
 }
 
+void ManifestRecorder::attempt_details(int attempt, const nlohmann::json& details) {
+  auto& entry = manifest_["attempts"].at(static_cast<size_t>(attempt));
+  for (const auto& [key, value] : details.items()) entry[key] = value;
+}
+
+void ManifestRecorder::excluded(const nlohmann::json& nodes) { manifest_["excluded"] = nodes; }
+
 void ManifestRecorder::note(int attempt, int rank, const std::string& key, const std::string& text) {
   auto& entry = manifest_["attempts"].at(static_cast<size_t>(attempt));
   entry["notes"][std::to_string(rank)][key] = key == "error-file" ? fmt::format("error-{}.json", rank) : text;

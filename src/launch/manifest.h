@@ -29,6 +29,11 @@ class ManifestRecorder {
   void attempt_started(int attempt, const std::string& master_addr, int master_port);
   void rank_ended(int attempt, int rank, const RankStatus& status);
   void attempt_ended(int attempt, int exit_code, std::optional<int> root_cause);
+  // More about an attempt (its nodes, the spares it took, why it started, whose fault its failure was and what
+  // was decided), merged into its entry.
+  void attempt_details(int attempt, const nlohmann::json& details);
+  // The job's nodes left out, with reasons (node -> {reason, attempt}).
+  void excluded(const nlohmann::json& nodes);
   // What a rank's node noted about it (worker_setup.h); the error file's text is not kept here (it is
   // error-<rank>.json in the run directory).
   void note(int attempt, int rank, const std::string& key, const std::string& text);

@@ -42,6 +42,10 @@ struct JobInfo {
   //   <0 = the user set a value muster does not model (e.g. OpenMP's nested list "4,2"): muster sets
   //        nothing, so the user's propagated value stands.
   int omp_num_threads = 0;
+  // The resume contract (docs/recipes.md): MUSTER_ATTEMPT (= restart_count), MUSTER_EXCLUDED_NODES (folded, empty
+  // when none) and MUSTER_RESTART_REASON (empty on the first attempt).
+  std::string excluded_nodes;
+  std::string restart_reason;
 };
 
 // JobInfo::omp_num_threads for a user environment (the propagated list, or the head's variables).

@@ -11,16 +11,21 @@ namespace muster::launch {
 
 EnvList worker_env(const LaunchOptions& options, const cluster::NodePlan& node, const cluster::RankAssignment& rank,
                    JobInfo job) {
+  return worker_env(options, options.plan, static_cast<size_t>(node.node_rank), node, rank, std::move(job));
+}
+
+EnvList worker_env(const LaunchOptions& options, const cluster::RankPlan& plan, size_t host,
+                   const cluster::NodePlan& node, const cluster::RankAssignment& rank, JobInfo job) {
   EnvList propagated = options.propagated_env;
-  if (static_cast<size_t>(node.node_rank) < options.node_env.size()) {
-    propagated = overlay_env(propagated, options.node_env[static_cast<size_t>(node.node_rank)]);
+  if (host < options.node_env.size()) {
+    propagated = overlay_env(propagated, options.node_env[host]);
   } else if (options.node_local_caches) {  // --print-env: the directory is made on the node when the job starts
     std::string base = options.node_cache_base.empty() ? "/tmp/muster-cache-<uid>" : options.node_cache_base;
     propagated = overlay_env(propagated, node_cache_env(base + "/<" + node.host.name + "'s host name>", propagated));
   }
   job.omp_num_threads = omp_num_threads_setting(propagated);
   EnvList muster_env =
-      options.per_node ? per_node_rank_env(options.plan, node, job) : rank_env(options.plan, node, rank, job);
+      options.per_node ? per_node_rank_env(plan, node, job) : rank_env(plan, node, rank, job);
   auto devices = options.devices_filtered ? DeviceSelection::filtered : DeviceSelection::whole_node;
   EnvList env = overlay_env(propagated, overlay_env(muster_env, per_node_env(node, devices)));
   for (const auto& [name, value] : {std::pair{"PYTHONUNBUFFERED", "1"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}}) {
@@ -37,7 +42,7 @@ std::string job_python(const std::vector<std::string>& command) {
 }
 
 std::string format_worker_envs(const LaunchOptions& options) {
-  JobInfo job{"<job id>", master_address(options, nullptr), 0, 0, options.max_restarts, 0};
+  JobInfo job{"<job id>", master_address(options, nullptr), 0, 0, options.max_restarts, 0, "", ""};
   std::vector<EnvListing> listings;
   for (const auto& node : options.plan.nodes) {
     std::vector<std::pair<std::string, EnvList>> processes;

@@ -17,7 +17,11 @@ namespace muster::launch {
 // when it is a python, else python3.
 std::string job_python(const std::vector<std::string>& command);
 
-// `job.omp_num_threads` is filled here (from the propagated environment).
+// `job.omp_num_threads` is filled here (from the propagated environment). `plan` is the attempt's (the nodes it
+// runs on, renumbered: launch/attempt.h); `host` the node's index among the job's hosts (options.node_env's).
+EnvList worker_env(const LaunchOptions& options, const cluster::RankPlan& plan, size_t host,
+                   const cluster::NodePlan& node, const cluster::RankAssignment& rank, JobInfo job);
+// The same for the job's full plan (every host; --print-env).
 EnvList worker_env(const LaunchOptions& options, const cluster::NodePlan& node, const cluster::RankAssignment& rank,
                    JobInfo job);
 

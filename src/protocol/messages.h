@@ -14,10 +14,11 @@
 
 namespace muster::protocol {
 
-inline constexpr uint32_t kProtocolVersion = 5;
+inline constexpr uint32_t kProtocolVersion = 6;
 inline constexpr uint32_t kMaxFrame = 16u << 20;        // length field upper bound
 inline constexpr uint32_t kMaxOutputChunk = 64u << 10;  // agent splits worker output above this
 inline constexpr uint32_t kAllWorkers = 0xFFFFFFFFu;
+inline constexpr uint32_t kAllAttempts = 0xFFFFFFFFu;  // Signal/Terminate: the workers of every attempt
 
 // Wire type bytes (section 4).
 enum class Type : uint8_t {
@@ -36,6 +37,7 @@ enum class Type : uint8_t {
   worker_progress = 13,
   worker_note = 14,
   node_lost = 15,
+  attempt_cleared = 16,
   sync_digest = 28,
   spawn_worker = 64,
   signal = 65,
@@ -311,6 +313,20 @@ struct NodeLost {
   bool operator==(const NodeLost&) const = default;
 };
 
+// Every process group of the workers of `attempt` (and of earlier attempts) is gone from this node: the answer to
+// Terminate{attempt}, sent after those workers' WorkerExited. The head starts the next attempt only once every
+// node of this one said so.
+struct AttemptCleared {
+  static constexpr Type kType = Type::attempt_cleared;
+  static constexpr const char* kName = "AttemptCleared";
+  uint32_t attempt = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.attempt, "attempt");
+  }
+  bool operator==(const AttemptCleared&) const = default;
+};
+
 // --- head -> agent
 // SpawnWorker::features: what the agent sets up for the worker on its node (section 10).
 inline constexpr uint32_t kFeatureDiagnostics = 1;  // stack hook, faulthandler, error file, progress file
@@ -324,6 +340,7 @@ struct SpawnWorker {
   std::string cwd;
   std::string job;        // the job id: names the node's directory for this job's files
   uint32_t features = 0;  // kFeature* bits
+  uint32_t attempt = 0;   // the job's attempt (0, 1, ... after restarts): Terminate and Signal name it
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.worker, "worker");
@@ -332,6 +349,7 @@ struct SpawnWorker {
     visit(m.cwd, "cwd");
     visit(m.job, "job");
     visit(m.features, "features");
+    visit(m.attempt, "attempt");
   }
   bool operator==(const SpawnWorker&) const = default;
 };
@@ -340,10 +358,12 @@ struct Signal {
   static constexpr const char* kName = "Signal";
   uint32_t worker = kAllWorkers;
   int32_t signal = 0;
+  uint32_t attempt = kAllAttempts;  // only this attempt's workers (kAllAttempts: any)
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.worker, "worker");
     visit(m.signal, "signal");
+    visit(m.attempt, "attempt");
   }
   bool operator==(const Signal&) const = default;
 };
@@ -351,9 +371,11 @@ struct Terminate {
   static constexpr Type kType = Type::terminate;
   static constexpr const char* kName = "Terminate";
   uint32_t grace_ms = 0;
+  uint32_t attempt = kAllAttempts;  // the workers of this attempt and earlier ones; AttemptCleared answers it
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.grace_ms, "grace_ms");
+    visit(m.attempt, "attempt");
   }
   bool operator==(const Terminate&) const = default;
 };
@@ -552,7 +574,7 @@ struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; an
 
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
-                                  WorkerNote, NodeLost, SyncDigest>;
+                                  WorkerNote, NodeLost, SyncDigest, AttemptCleared>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
                                  SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks,
                                  SyncSendManifest>;

@@ -61,7 +61,7 @@ class Pusher final : public head::PoolListener {
   Result<SyncReport> run();
 
   void on_message(size_t node, const AgentMessage& message) override;
-  void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
+  void on_lost(size_t node, const std::string& why, const std::string& diagnostics, bool) override {
     std::string text = fmt::format("node lost: {}{}", why, diagnostics.empty() ? "" : " (" + diagnostics + ")");
     fail_node(node, text);
     nodes_[node].have_manifest = true;

@@ -31,6 +31,8 @@ JobInfo job() {
   info.master_port = 29500;
   info.restart_count = 1;
   info.max_restarts = 3;
+  info.excluded_nodes = "node-c";
+  info.restart_reason = "node-c lost";
   return info;
 }
 
@@ -58,7 +60,9 @@ TEST(RankEnv, FirstRankOfFirstNode) {
                   Pair("LOCAL_SIZE", "2"), Pair("TORCHELASTIC_RUN_ID", "job-42"),
                   Pair("TORCHELASTIC_RESTART_COUNT", "1"), Pair("TORCHELASTIC_MAX_RESTARTS", "3"),
                   Pair("TORCHELASTIC_USE_AGENT_STORE", "False"), Pair("MUSTER_JOB_ID", "job-42"),
-                  Pair("MUSTER_NODE", "node-a"), Pair("OMP_NUM_THREADS", "1")));
+                  Pair("MUSTER_NODE", "node-a"), Pair("MUSTER_ATTEMPT", "1"),
+                  Pair("MUSTER_EXCLUDED_NODES", "node-c"), Pair("MUSTER_RESTART_REASON", "node-c lost"),
+                  Pair("OMP_NUM_THREADS", "1")));
 }
 
 TEST(RankEnv, LastRankOfSecondNode) {
@@ -73,7 +77,9 @@ TEST(RankEnv, LastRankOfSecondNode) {
                   Pair("LOCAL_SIZE", "3"), Pair("TORCHELASTIC_RUN_ID", "job-42"),
                   Pair("TORCHELASTIC_RESTART_COUNT", "1"), Pair("TORCHELASTIC_MAX_RESTARTS", "3"),
                   Pair("TORCHELASTIC_USE_AGENT_STORE", "False"), Pair("MUSTER_JOB_ID", "job-42"),
-                  Pair("MUSTER_NODE", "node-b"), Pair("OMP_NUM_THREADS", "1")));
+                  Pair("MUSTER_NODE", "node-b"), Pair("MUSTER_ATTEMPT", "1"),
+                  Pair("MUSTER_EXCLUDED_NODES", "node-c"), Pair("MUSTER_RESTART_REASON", "node-c lost"),
+                  Pair("OMP_NUM_THREADS", "1")));
 }
 
 TEST(RankEnv, RanksAreContiguousAcrossUnevenNodes) {
@@ -152,7 +158,8 @@ TEST(PerNodeRankEnv, LauncherVariablesOnly) {
       per_node_rank_env(plan, plan.nodes[1], job()),
       ElementsAre(Pair("MASTER_ADDR", "10.0.0.1"), Pair("MASTER_PORT", "29500"), Pair("NODE_RANK", "1"),
                   Pair("NNODES", "2"), Pair("MUSTER_JOB_ID", "job-42"), Pair("MUSTER_NODE", "node-b"),
-                  Pair("PET_MASTER_ADDR", "10.0.0.1"), Pair("PET_MASTER_PORT", "29500"),
+                  Pair("MUSTER_ATTEMPT", "1"), Pair("MUSTER_EXCLUDED_NODES", "node-c"),
+                  Pair("MUSTER_RESTART_REASON", "node-c lost"), Pair("PET_MASTER_ADDR", "10.0.0.1"), Pair("PET_MASTER_PORT", "29500"),
                   Pair("PET_NODE_RANK", "1"), Pair("PET_NNODES", "2"), Pair("PET_NPROC_PER_NODE", "3")));
 }
 

@@ -56,6 +56,8 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncDigest{},
       SyncDigest{1, 10000, std::string(16, '\xAB'), ""},
       SyncDigest{2, 0, "", "cannot open /data: Permission denied"},
+      AttemptCleared{},
+      AttemptCleared{3},
   };
 }
 
@@ -67,8 +69,10 @@ std::vector<HeadMessage> sample_head_messages() {
       Signal{},
       Signal{3, 15},
       Signal{kAllWorkers, -2},
+      Signal{kAllWorkers, 10, 4},
       Terminate{0},
       Terminate{2000},
+      Terminate{2000, 7},
       Ping{0},
       Ping{UINT64_MAX},
       PickPort{9},
@@ -87,6 +91,7 @@ std::vector<HeadMessage> sample_head_messages() {
       RelayOpen{},
       Relay{"\x05", kBinary},
       SpawnWorker{1, {"python3"}, {}, "/", "20261125-010203-abcdef", kFeatureDiagnostics | kFeatureFlightRecorder},
+      SpawnWorker{2, {"python3"}, {}, "/", "job", 0, 5},
       DumpStacks{},
       DumpStacks{4, 2},
       SyncOpen{3, "/data/code", {}, kSyncDryRun | kSyncDigestFirst},

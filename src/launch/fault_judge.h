@@ -1,0 +1,29 @@
+// Whose fault a failed attempt was, when its root cause is not a lost node (the job machine knows those itself):
+// from the ranks' failures as the failure report gathers them (failure_report.h) and the catalogue entry that
+// explains them (diagnosis/matcher.h), with no probe of the nodes — the decision is made while the next attempt
+// waits. Pure.
+//   - the same Python exception as the last error line of every rank of the attempt: the workload's (a syntax
+//     error, a bad config, a missing file fail every try the same way);
+//   - else the matched entry's `fault`: the node's (its node is named: an OOM kill, an NCCL network or GPU error,
+//     a full disk), the workload's, or not known.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnosis/matcher.h"
+#include "launch/restart_policy.h"
+
+namespace muster::launch {
+
+// `world_size`: the attempt's; `host_of`: a node's name -> its index among the job's hosts.
+Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const diagnosis::Diagnosis& diagnosis,
+                  int world_size, const std::function<std::optional<size_t>(const std::string&)>& host_of);
+
+// The exception a rank's output ends with ("RuntimeError: boom"), from its last lines (or its error file); empty
+// when there is none.
+std::string last_exception(const diagnosis::RankFailure& failure);
+
+}  // namespace muster::launch
