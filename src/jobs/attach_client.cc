@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "head/control_protocol.h"
 #include "head/job_registry.h"
 #include "logs/terminal_output.h"
 #include "logs/terminal_view.h"
@@ -161,12 +162,12 @@ void AttachSession::flush_stdout() {
 bool AttachSession::on_signal() {
   if (!options_.stop_on_interrupt) return false;
   ++interrupts_;
-  (void)send({{"op", "stop"}, {"kill", interrupts_ > 1}});
+  (void)send(head::encode_call(head::StopRequest{interrupts_ > 1}));
   return true;
 }
 
 Result<int> AttachSession::run() {
-  if (auto sent = send({{"op", "attach"}}); !sent) return sent.error();
+  if (auto sent = send(head::encode_call(head::AttachRequest{})); !sent) return sent.error();
   if (auto added = poller_.add(socket_.get(), posix::poll_readable, kSocketToken); !added) return added.error();
   while (!result_) {
     auto events = poller_.wait(1000);

@@ -21,12 +21,14 @@ std::vector<JobRow> rows_to_show(std::vector<JobRow> rows, bool all) {
 }
 
 std::string state_text(const JobRow& row) {
+  // After a restart: which attempt (1-based, as muster's notices count them).
+  std::string attempt = row.record.attempt > 0 ? fmt::format(", attempt {}", row.record.attempt + 1) : "";
   switch (row.state) {
-    case head::JobState::running: return "running";
+    case head::JobState::running: return "running" + attempt;
     case head::JobState::head_died: return "head died";
     case head::JobState::ended:
       if (!row.record.error.empty()) return "not started";
-      return fmt::format("exit {}", row.record.exit_code);
+      return fmt::format("exit {}{}", row.record.exit_code, attempt);
   }
   return "?";
 }
@@ -52,6 +54,7 @@ std::string format_job_table(const std::vector<JobRow>& rows, int64_t now_ms) {
     const auto& r = row.record;
     out += fmt::format("{:<{}}  {:<{}}  {:>5}  {:>5}  {:>6}  {}\n", r.job_id, id_width, state_text(row), state_width,
                        r.nodes, r.ranks, format_age(r.started_unix_ms, now_ms), r.run_dir);
+    if (!r.excluded.empty()) out += fmt::format("{:<{}}  excluded: {}\n", "", id_width, r.excluded);
   }
   return out;
 }
@@ -68,7 +71,9 @@ nlohmann::json job_rows_json(const std::vector<JobRow>& rows) {
                        {"started_unix_ms", r.started_unix_ms},
                        {"head_pid", r.pid},
                        {"detached", r.detached},
-                       {"command", r.command}};
+                       {"command", r.command},
+                       {"attempt", r.attempt},
+                       {"excluded", r.excluded}};
     if (row.state == head::JobState::ended) {
       job["ended_unix_ms"] = r.ended_unix_ms;
       job["exit_code"] = r.exit_code;

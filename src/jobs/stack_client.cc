@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "head/control_protocol.h"
 #include "head/control_server.h"
 #include "head/job_registry.h"
 
@@ -16,7 +17,7 @@ Result<int> run_stack(const StackOptions& options) {
                       job->job_id, head::job_state_name(state), job->job_id);
   }
   int timeout_ms = static_cast<int>(options.timeout_s * 1000);
-  auto reply = head::control_request(job->socket, {{"op", "stack"}}, timeout_ms);
+  auto reply = head::control_request(job->socket, head::encode_call(head::StackRequest{}), timeout_ms);
   if (!reply) return reply.error();
   if (!reply->value("ok", false)) {
     return make_error(ErrorKind::remote, "job {}: {}", job->job_id, reply->value("error", "?"));

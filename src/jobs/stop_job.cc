@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "head/control_protocol.h"
 #include "head/control_server.h"
 #include "head/job_registry.h"
 #include "posix/clock.h"
@@ -26,7 +27,7 @@ std::string ending(const head::JobRecord& job, head::JobState state) {
 
 // Asks the head; false when its socket cannot be reached (the caller signals the head instead).
 Result<bool> ask_head(const head::JobRecord& job, bool kill) {
-  auto reply = head::control_request(job.socket, {{"op", "stop"}, {"kill", kill}}, kRequestTimeoutMs);
+  auto reply = head::control_request(job.socket, head::encode_call(head::StopRequest{kill}), kRequestTimeoutMs);
   if (!reply) {
     if (reply.error().kind == ErrorKind::unreachable) return false;
     return reply.error();

@@ -127,6 +127,9 @@ const std::vector<Recorded> kRecorded = {
     {"gloo-timeout", How::exited, 1,
      {"RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 5000ms for recv operation to "
       "complete"}},
+    {"disk-full", How::exited, 1,
+     {"Traceback (most recent call last):", "  File \"train.py\", line 88, in save",
+      "OSError: [Errno 28] No space left on device: '/data/ckpt/step_1200.pt.tmp'"}},
     {"sigkill", How::signaled, 9, {"step 12 loss 0.4"}},
     {"sigkill", How::exited, 137, {}},
     {"sigterm", How::signaled, 15, {}},

@@ -167,10 +167,13 @@ TEST(Codec, ExactByteLayout) {
             "\x02\0\0\0\x01\0\0\0a\x01\0\0\0b"   // addresses
             "\0\x10\0\0"                             // max_open_files
             "\x3C\x73\0\0"s);                        // free_port
-  EXPECT_EQ(encode(HeadMessage{SpawnWorker{2, {"sh"}, {}, "/", "j", kFeatureDiagnostics}}),
-            "\x21\0\0\0\x40\x02\0\0\0\x01\0\0\0\x02\0\0\0sh\0\0\0\0\x01\0\0\0/"
-            "\x01\0\0\0j\x01\0\0\0"s);
-  EXPECT_EQ(encode(HeadMessage{Signal{kAllWorkers, 15}}), "\x09\0\0\0\x41\xFF\xFF\xFF\xFF\x0F\0\0\0"s);
+  EXPECT_EQ(encode(HeadMessage{SpawnWorker{2, {"sh"}, {}, "/", "j", kFeatureDiagnostics, 3}}),
+            "\x25\0\0\0\x40\x02\0\0\0\x01\0\0\0\x02\0\0\0sh\0\0\0\0\x01\0\0\0/"
+            "\x01\0\0\0j\x01\0\0\0\x03\0\0\0"s);  // ... features, attempt
+  EXPECT_EQ(encode(HeadMessage{Signal{kAllWorkers, 15, 2}}),
+            "\x0D\0\0\0\x41\xFF\xFF\xFF\xFF\x0F\0\0\0\x02\0\0\0"s);  // worker, signal, attempt
+  EXPECT_EQ(encode(HeadMessage{Terminate{2000, 1}}), "\x09\0\0\0\x42\xD0\x07\0\0\x01\0\0\0"s);
+  EXPECT_EQ(encode(AgentMessage{AttemptCleared{4}}), "\x05\0\0\0\x10\x04\0\0\0"s);
   EXPECT_EQ(encode(HeadMessage{Shutdown{}}), "\x01\0\0\0\x45"s);
   EXPECT_EQ(encode(HeadMessage{PickPort{0x0A0B0C0D}}), "\x05\0\0\0\x44\x0D\x0C\x0B\x0A"s);
   EXPECT_EQ(encode(AgentMessage{SyncAck{1, 2, SyncAckState::done, 3, ""}}),
