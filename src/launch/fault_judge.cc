@@ -1,5 +1,6 @@
 #include "launch/fault_judge.h"
 
+#include <algorithm>
 #include <regex>
 
 #include <fmt/core.h>
@@ -14,6 +15,9 @@ const std::regex& exception_line() {
 }
 
 }  // namespace
+
+Fault classify(const diagnosis::Diagnosis& diagnosis, const std::vector<diagnosis::RankFailure>& failures,
+               const std::function<std::optional<size_t>(const std::string&)>& host_of);
 
 std::string last_exception(const diagnosis::RankFailure& failure) {
   std::vector<std::string> lines = failure.lines;
@@ -41,19 +45,31 @@ Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const dia
     first = exception;
     ++same;
   }
-  if (same == world_size && world_size > 0) {
-    return Fault{Fault::Kind::workload, fmt::format("the same exception on every rank ({})", first), std::nullopt};
+  std::string root_exception;
+  for (const auto& failure : failures) {
+    if (failure.root) root_exception = last_exception(failure);
   }
+  if (same >= std::min(2, world_size) && same > 0) {
+    return Fault{Fault::Kind::workload, fmt::format("the same exception on every rank ({})", first), std::nullopt,
+                 first};
+  }
+  Fault fault = classify(diagnosis, failures, host_of);
+  fault.exception = root_exception;
+  return fault;
+}
+
+Fault classify(const diagnosis::Diagnosis& diagnosis, const std::vector<diagnosis::RankFailure>& failures,
+               const std::function<std::optional<size_t>(const std::string&)>& host_of) {
   if (diagnosis.entry) {
     std::string reason = fmt::format("{} (rank {} on {})", diagnosis.title, diagnosis.rank, diagnosis.node);
     switch (diagnosis.entry->fault) {
       case diagnosis::FaultClass::node:  // the node is named by whoever says it is excluded
         return Fault{Fault::Kind::node, fmt::format("{} (rank {})", diagnosis.title, diagnosis.rank),
-                     host_of(diagnosis.node)};
+                     host_of(diagnosis.node), ""};
       case diagnosis::FaultClass::workload:
-        return Fault{Fault::Kind::workload, reason, std::nullopt};
+        return Fault{Fault::Kind::workload, reason, std::nullopt, ""};
       case diagnosis::FaultClass::unknown:
-        return Fault{Fault::Kind::unknown, reason, std::nullopt};
+        return Fault{Fault::Kind::unknown, reason, std::nullopt, ""};
     }
   }
   for (const auto& failure : failures) {
@@ -62,10 +78,10 @@ Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const dia
                         : failure.how == diagnosis::RankFailure::How::signaled ? fmt::format("signal {}", failure.code)
                                                                                : std::string("did not start");
       return Fault{Fault::Kind::unknown, fmt::format("rank {} on {} failed ({})", failure.rank, failure.node, how),
-                   std::nullopt};
+                   std::nullopt, ""};
     }
   }
-  return Fault{Fault::Kind::unknown, "a rank failed", std::nullopt};
+  return Fault{Fault::Kind::unknown, "a rank failed", std::nullopt, ""};
 }
 
 }  // namespace muster::launch

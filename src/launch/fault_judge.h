@@ -2,8 +2,10 @@
 // from the ranks' failures as the failure report gathers them (failure_report.h) and the catalogue entry that
 // explains them (diagnosis/matcher.h), with no probe of the nodes — the decision is made while the next attempt
 // waits. Pure.
-//   - the same Python exception as the last error line of every rank of the attempt: the workload's (a syntax
-//     error, a bad config, a missing file fail every try the same way);
+//   - the same Python exception as the last error line of every rank that failed on its own, two of them at least
+//     (or the only rank): the workload's (a syntax error, a bad config, a missing file fail every try the same
+//     way). The gang's teardown often stops the others before they raise theirs: the job machine also calls a
+//     failure the workload's when its root cause raised the same exception as the attempt before;
 //   - else the matched entry's `fault`: the node's (its node is named: an OOM kill, an NCCL network or GPU error,
 //     a full disk), the workload's, or not known.
 #pragma once

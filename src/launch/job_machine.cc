@@ -68,6 +68,7 @@ void JobMachine::next_attempt(const std::string& reason, int64_t now) {
   auto chosen = roster_.choose();
   if (!chosen) {
     if (attempts_.empty()) stop_error_ = chosen.error();
+    else host_.notice((reason.empty() ? "" : reason + "; ") + chosen.error().message + ": the job stops");
     return finish(chosen.error().message);
   }
   auto attempt = std::make_unique<Attempt>();
@@ -274,10 +275,20 @@ Fault JobMachine::fault_of(const Attempt& attempt) {
   auto root = attempt.gang->root_cause();
   if (root && attempt.gang->status(*root).phase == RankPhase::lost) {
     size_t node = attempt.node_of_rank(*root);
-    if (!carried_[node]) return Fault{Fault::Kind::node, "lost (" + lost_why_[node] + ")", node};
+    if (!carried_[node]) return Fault{Fault::Kind::node, "lost (" + lost_why_[node] + ")", node, ""};
   }
-  if (attempt.stalled) return Fault{Fault::Kind::unknown, "the job stalled", std::nullopt};
-  return host_.judge(attempt);
+  if (attempt.stalled) return Fault{Fault::Kind::unknown, "the job stalled", std::nullopt, ""};
+  Fault fault = host_.judge(attempt);
+  // A retry that failed the way the attempt before it did would fail so again.
+  if (fault.kind == Fault::Kind::unknown && !fault.exception.empty() && attempts_.size() >= 2) {
+    const Attempt& before = *attempts_[attempts_.size() - 2];
+    if (before.fault && before.fault->exception == fault.exception) {
+      fault.kind = Fault::Kind::workload;
+      fault.reason = fmt::format("attempt {} failed with the same exception as attempt {} ({})", attempt.number + 1,
+                                 before.number + 1, fault.exception);
+    }
+  }
+  return fault;
 }
 
 void JobMachine::end_attempt(int64_t now) {

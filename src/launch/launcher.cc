@@ -94,35 +94,6 @@ class Launcher final : public head::PoolListener, public AgentLink, public JobHo
   diagnosis::Diagnosis diagnosis_;
 };
 
-// Per-node mode runs one process per node; for the job machine and the logs that is a plan of one rank per node.
-cluster::RankPlan gang_plan_of(const LaunchOptions& options) {
-  if (!options.per_node) return options.plan;
-  cluster::RankPlan single;
-  for (const auto& node : options.plan.nodes) {
-    cluster::NodePlan copy = node;
-    copy.first_global_rank = node.node_rank;
-    copy.ranks = {cluster::RankAssignment{node.node_rank, 0, node.node_rank, 1, 0}};
-    single.nodes.push_back(copy);
-  }
-  single.world_size = static_cast<int>(options.plan.nodes.size());
-  single.max_local_world_size = 1;
-  return single;
-}
-
-JobSpec job_spec(const LaunchOptions& options) {
-  JobSpec spec;
-  spec.plan = gang_plan_of(options);
-  spec.min_nodes = options.min_nodes;
-  spec.max_nodes = options.max_nodes;
-  spec.restart = options.restart;
-  spec.grace_ms = options.grace_ms;
-  spec.cooldown_ms = options.exclude_cooldown_ms;
-  spec.hang_timeout_ms = options.hang_timeout_ms;
-  spec.kill_on_hang = options.kill_on_hang;
-  spec.forward_signals = options.forward_signals;
-  return spec;
-}
-
 Launcher::Launcher(const LaunchOptions& options, head::AgentPool& pool, LaunchOutput& output,
                    const LaunchHooks& hooks, std::string job_id, std::string run_dir)
     : options_(options),
@@ -227,7 +198,12 @@ void Launcher::attempt_started(const Attempt& attempt) {
   manifest_.attempt_started(attempt.number, attempt.master_addr, attempt.master_port);
   std::vector<std::string> nodes;
   for (size_t node : attempt.nodes) nodes.push_back(pool_.name(node));
+  nlohmann::json layout = nlohmann::json::array();
+  for (const auto& node : attempt.plan.nodes) {
+    layout.push_back({{"node", node.host.name}, {"first_rank", node.first_global_rank}, {"count", node.ranks.size()}});
+  }
   manifest_.attempt_details(attempt.number, {{"nodes", nodes},
+                                             {"layout", std::move(layout)},
                                              {"joined", machine_.roster().names(attempt.joined)},
                                              {"reason", attempt.reason},
                                              {"world_size", attempt.plan.world_size}});

@@ -19,6 +19,7 @@ struct Fault {
   Kind kind = Kind::unknown;
   std::string reason;                // "node3 lost: no heartbeat for 5005 ms", "the same exception on every rank: ..."
   std::optional<size_t> node;        // the node at fault (Kind::node)
+  std::string exception;             // the root cause's last exception line, if any ("ValueError: ...")
 };
 
 enum class RestartOn { node_faults, any };

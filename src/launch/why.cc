@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cluster/hostlist.h"
 #include "diagnosis/matcher.h"
 #include "launch/flight_dumps.h"
 #include "head/job_registry.h"
@@ -35,17 +36,50 @@ RankPhase phase_named(const std::string& name) {
 }
 
 // The last attempt's evidence, as manifest.json recorded it.
+// Which node each rank of the last attempt ran on: its layout (a restart may have moved ranks to other nodes),
+// else the job's nodes. `by_host`: as the job named them (else their host names).
+std::map<int, std::string> nodes_of_ranks(const nlohmann::json& manifest, bool by_host) {
+  std::map<int, std::string> node_of;
+  const nlohmann::json attempts = manifest.value("attempts", nlohmann::json::array());
+  if (!attempts.empty() && attempts.back().contains("layout")) {
+    for (const auto& node : attempts.back()["layout"]) {
+      int first = node.value("first_rank", 0);
+      for (int i = 0; i < node.value("count", 0); ++i) node_of[first + i] = node.value("node", std::string("?"));
+    }
+    return node_of;
+  }
+  for (const auto& node : manifest.value("nodes", nlohmann::json::array())) {
+    for (const auto& rank : node.value("ranks", nlohmann::json::array())) {
+      node_of[rank.value("rank", 0)] = by_host ? node.value("host", node.value("hostname", std::string("?")))
+                                               : node.value("hostname", node.value("host", std::string("?")));
+    }
+  }
+  return node_of;
+}
+
+// With several attempts: one line each (its nodes and what was decided at its end), and the nodes left out.
+std::string format_attempts(const nlohmann::json& manifest) {
+  const nlohmann::json attempts = manifest.value("attempts", nlohmann::json::array());
+  if (attempts.size() < 2) return "";
+  std::string text = fmt::format("{} attempts:\n", attempts.size());
+  for (const auto& attempt : attempts) {
+    std::vector<std::string> nodes = attempt.value("nodes", std::vector<std::string>{});
+    std::string decision = attempt.value("decision", std::string());
+    text += fmt::format("  attempt {} on {}: {}\n", attempt.value("attempt", 0) + 1, cluster::compress_hostlist(nodes),
+                        decision.empty() ? fmt::format("exit {}", attempt.value("exit_code", -1)) : decision);
+  }
+  auto excluded = manifest.find("excluded");
+  if (excluded == manifest.end() || !excluded->is_object()) return text;
+  for (auto it = excluded->begin(); it != excluded->end(); ++it) {
+    text += fmt::format("  {} left out: {}\n", it.key(), it->value("reason", std::string()));
+  }
+  return text;
+}
+
 FailureEvidence evidence_of(const nlohmann::json& manifest, const std::string& run_dir) {
   FailureEvidence evidence;
   evidence.run_dir = run_dir;
-  std::map<int, std::string> node_of;
-  const nlohmann::json nodes = manifest.value("nodes", nlohmann::json::array());
-  for (const auto& node : nodes) {
-    const nlohmann::json ranks = node.value("ranks", nlohmann::json::array());
-    for (const auto& rank : ranks) {
-      node_of[rank.value("rank", 0)] = node.value("hostname", node.value("host", std::string("?")));
-    }
-  }
+  std::map<int, std::string> node_of = nodes_of_ranks(manifest, false);
   const nlohmann::json attempts = manifest.value("attempts", nlohmann::json::array());
   if (attempts.empty()) return evidence;
   const nlohmann::json& attempt = attempts.back();
@@ -128,13 +162,8 @@ Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Cata
                             : "no catalogue entry explains this failure; the rank logs are in " + *run_dir + "\n";
   }
   // The nodes by the names the job was given (as the launch's report names them), not their hostnames.
-  std::map<int, std::string> node_of;
-  for (const auto& node : manifest.value("nodes", nlohmann::json::array())) {
-    for (const auto& rank : node.value("ranks", nlohmann::json::array())) {
-      node_of[rank.value("rank", 0)] = node.value("host", node.value("hostname", std::string("?")));
-    }
-  }
-  return head + hangs + report +
+  std::map<int, std::string> node_of = nodes_of_ranks(manifest, true);
+  return head + format_attempts(manifest) + hangs + report +
          format_flight_dumps(evidence_of(manifest, *run_dir).notes, [&](int rank) { return node_of[rank]; }, *run_dir);
 }
 

@@ -384,7 +384,7 @@ TEST(JobMachine, AWorkloadFailureIsNotRestartedByDefault) {
   JobSpec spec = spec_of(2, 1);
   spec.restart.max_restarts = 3;
   Job job(spec, 2);
-  job.host.fault = Fault{Fault::Kind::workload, "the same exception on every rank (ValueError: bad config)", {}};
+  job.host.fault = Fault{Fault::Kind::workload, "the same exception on every rank (ValueError: bad config)", {}, ""};
   job.start();
   auto spawns = job.start_ranks();
   job.exited(0, 0, 1);
@@ -401,7 +401,7 @@ TEST(JobMachine, RestartOnAnyRetriesAWorkloadFailure) {
   spec.restart.max_restarts = 1;
   spec.restart.restart_on = RestartOn::any;
   Job job(spec, 1);
-  job.host.fault = Fault{Fault::Kind::workload, "same exception", {}};
+  job.host.fault = Fault{Fault::Kind::workload, "same exception", {}, ""};
   job.start();
   auto spawns = job.start_ranks();
   job.exited(0, 0, 1);

@@ -1,0 +1,12 @@
+// The flags of `muster launch` (launch_flags.cc), into a LaunchRequest.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "launch/launch_request.h"
+
+namespace muster::cli {
+
+void add_launch_flags(CLI::App& app, launch::LaunchRequest& request);
+
+}  // namespace muster::cli
