@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "posix/clock.h"
+#include "util/text.h"
 
 namespace muster::exec {
 namespace {
@@ -14,13 +15,25 @@ namespace {
 // How long past its grace a stopped command may take to be reported ended before the head stops waiting.
 constexpr int64_t kStopSlackMs = 3000;
 
+// `text` on one line: each line break, with the indentation after it, becomes "; " (ssh's words after the pool's).
+std::string on_one_line(std::string_view text) {
+  std::string out;
+  for (auto line : split_lines(text)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    if (!out.empty()) out += "; ";
+    out += line;
+  }
+  return out;
+}
+
 // The pool node a connect() error names, and why: "cannot start the agent on NAME: WHY" or "NAME: WHY".
 std::optional<std::pair<size_t, std::string>> unreachable_node(const std::string& message,
                                                                 const std::vector<head::PoolNode>& nodes) {
   for (const char* prefix : {"cannot start the agent on ", ""}) {
     for (size_t i = 0; i < nodes.size(); ++i) {
       std::string lead = prefix + nodes[i].name + ": ";
-      if (message.starts_with(lead)) return std::pair{i, message.substr(lead.size())};
+      if (message.starts_with(lead)) return std::pair{i, on_one_line(std::string_view(message).substr(lead.size()))};
     }
   }
   return std::nullopt;
@@ -62,7 +75,7 @@ class NodeExec final : public head::PoolListener {
     NodeOutcome& outcome = result_.outcomes[members_[node]];
     if (outcome.ending == Ending::running) {
       outcome.ending = Ending::lost;
-      outcome.reason = why + (diagnostics.empty() ? "" : ": " + diagnostics);
+      outcome.reason = on_one_line(why + (diagnostics.empty() ? "" : ": " + diagnostics));
     }
     finish(node);
   }

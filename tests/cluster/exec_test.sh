@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016  # the node commands are single-quoted on purpose: they expand on the nodes
 # exec_test.sh — `muster exec` on the testbed (6 nodes), against ClusterShell's clush on the same commands:
-#   1. outputs that differ on some nodes are grouped exactly as `clush -b` groups them (byte for byte when every
+#   1. outputs that differ on some nodes are grouped exactly as `clush -S -b` groups them (byte for byte when every
 #      node exits 0; the same groups when exit codes differ too), and the exit status is the worst node's, as
-#      clush's;
+#      clush -S's;
 #   2. a hanging node is stopped at --timeout and named as timed out (exit 124), nothing of it left on the node;
 #   3. Ctrl-C (SIGINT to muster) stops the command on every node: exit 130 within a few seconds, no process of
 #      the command and no muster agent left on any node;
@@ -25,7 +25,7 @@ muster_exec() { XDG_CACHE_HOME=$MUX_HOME "$MUSTER" exec "${MUSTER_SSH[@]}" --env
 clush_b() {
   local ssh=()
   ((${#MUSTER_SSH[@]} == 0)) || ssh=(-o "-F ${MUSTER_SSH[1]}")
-  clush "${ssh[@]}" -b "$@"
+  clush "${ssh[@]}" -S -b "$@"  # -S: the largest exit code, as muster
 }
 
 # Processes on NODE whose environment holds EXEC_TEST=$MARK ("pid cmdline").
