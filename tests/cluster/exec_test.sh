@@ -5,8 +5,9 @@
 #      node exits 0; the same groups when exit codes differ too), and the exit status is the worst node's, as
 #      clush -S's;
 #   2. a hanging node is stopped at --timeout and named as timed out (exit 124), nothing of it left on the node;
-#   3. Ctrl-C (SIGINT to muster) stops the command on every node: exit 130 within a few seconds, no process of
-#      the command and no muster agent left on any node;
+#   3. Ctrl-C (SIGINT to muster; then typed in a terminal, as the command starts over new ssh connections) stops
+#      the command on every node: exit 130 within a few seconds, no process of the command and no muster agent
+#      left on any node;
 #   4. a node that is down (`testbed kill-node`) is named as not reached, the other nodes' outputs are there,
 #      exit 255 (ssh's), within --connect-timeout plus a margin.
 # Needs root (77 without) and clush (Debian's clustershell: scripts/install-deps).
@@ -107,6 +108,20 @@ main() {
   wait_until 2 none_marked || fail "3. left on the nodes: $(all_marked)"
   assert_no_agents 3
   step "3. stopped in $(fmt_ms "$(ms_between "$start" "$EXIT_US")") s, nothing left"
+
+  step "3b. Ctrl-C typed in a terminal while muster opens new ssh connections (every master closed first)"
+  local sock
+  for sock in "$MUX_HOME"/muster/ssh/*; do
+    [[ -S $sock ]] && timeout 5 ssh -F /dev/null -o ControlPath="$sock" -O exit x >/dev/null 2>&1
+  done
+  rc=0
+  python3 "$CLUSTER_TEST_DIR/../local/on_pty.py" "$SCRATCH/pty.out" 60 --ctrl-c-after ": up" -- \
+    env XDG_CACHE_HOME="$MUX_HOME" "$MUSTER" exec "${MUSTER_SSH[@]}" --env "EXEC_TEST=$MARK" -w "node[1-$NODES]" \
+    'echo up; exec sleep 300' || rc=$?
+  assert_eq 130 "$rc" "3b. exit status after Ctrl-C in a terminal (output: $(cat "$SCRATCH/pty.out"))"
+  wait_until 3 none_marked || fail "3b. left on the nodes: $(all_marked)"
+  assert_no_agents 3
+  step "3b. nothing left; muster said: $(grep 'muster exec:' "$SCRATCH/pty.out" | tr -d '\r' | tr '\n' ' ')"
 
   step "4. a node that is down is named"
   "$TESTBED" kill-node node6
