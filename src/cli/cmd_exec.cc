@@ -21,6 +21,8 @@ void add_exec_flags(CLI::App& app, exec::ExecOptions& options, bool& gather, boo
   app.add_flag("--diff", diff, "print the most common output, then how every other group's output differs from it")
       ->group("Output");
   app.add_flag("--json", json, "print every node's output, ending and exit status as JSON")->group("Output");
+  app.add_flag("--live", options.live_too, "with -b or --diff: also show every line as it arrives, behind its node (the default without them)")
+      ->group("Output");
   app.add_option("--timeout", options.timeout_s,
                  "seconds the command may run on a node; then it is stopped there and the node named as timed out "
                  "(exit 124); 0: no limit")

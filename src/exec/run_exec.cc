@@ -14,10 +14,11 @@ namespace muster::exec {
 namespace {
 
 // What the terminal sees while the command runs: live lines behind prefixes; with -b/--diff only stderr (as
-// clush); nothing for JSON.
+// clush), or every line with --live; nothing for JSON.
 class Printer final : public ExecWatcher {
  public:
-  Printer(const std::vector<head::PoolNode>& nodes, ExecView view) : nodes_(nodes), view_(view) {}
+  Printer(const std::vector<head::PoolNode>& nodes, ExecView view, bool live_too)
+      : nodes_(nodes), view_(view), live_too_(live_too) {}
 
   void on_output(size_t node, OutStream stream, std::string_view bytes) override {
     if (!shows(stream)) return;
@@ -32,7 +33,8 @@ class Printer final : public ExecWatcher {
 
  private:
   bool shows(OutStream stream) const {
-    return view_ == ExecView::live || (stream == OutStream::err && view_ != ExecView::json);
+    if (view_ == ExecView::json) return false;
+    return view_ == ExecView::live || live_too_ || stream == OutStream::err;
   }
   static void write(OutStream stream, const std::string& text) {
     if (!text.empty()) (void)posix::write_all(stream == OutStream::err ? 2 : 1, text);
@@ -40,6 +42,7 @@ class Printer final : public ExecWatcher {
 
   const std::vector<head::PoolNode>& nodes_;
   ExecView view_;
+  bool live_too_;
   LiveLines lines_;
 };
 
@@ -95,7 +98,7 @@ Result<int> run_exec(const ExecOptions& options) {
   posix::SignalBlock signals;  // before any agent starts: Ctrl-C is the loop's to handle
   auto request = make_request(options);
   if (!request) return request.error();
-  Printer printer(request->nodes, options.view);
+  Printer printer(request->nodes, options.view, options.live_too);
   auto result = exec_on_nodes(*request, printer);
   if (!result) return result.error();
   print_summary(options, *result);

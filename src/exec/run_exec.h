@@ -22,6 +22,7 @@ struct ExecOptions {
   bool no_multiplex = false;
   std::vector<std::string> command;  // one word: a shell command line (`'df -h | tail -1'`); more: argv, kept exact
   ExecView view = ExecView::live;
+  bool live_too = false;  // with gather or diff: every line live as well, the summary at the end (clush -b can't)
   double timeout_s = 0;  // 0: no limit
   std::string chdir;     // empty: the node user's home, as ssh
   launch::EnvRequest env;

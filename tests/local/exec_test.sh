@@ -2,7 +2,8 @@
 # shellcheck disable=SC2016  # the node commands are single-quoted on purpose: they expand on the node
 # muster exec on virtual nodes (`--transport local` with named hosts: an agent per host on this machine, each
 # calling itself by its host's name, MUSTER_NODE in the command's environment):
-#   1. -b: identical outputs folded under one node set, largest group first (clush -b's headers);
+#   1. -b: identical outputs folded under one node set, largest group first (clush -b's headers); with --live the
+#      lines as they come too;
 #   2. live: every line behind its node's prefix, stdout and stderr apart;
 #   3. the exit status is the worst node's, and the failures are listed, folded, at the end;
 #   4. --timeout: a hanging node is stopped and named as timed out (exit 124), nothing of it left;
@@ -35,6 +36,11 @@ vnode[3,5] (2)
 odd'
 assert_eq "$expected" "$(cat out)" "gathered output"
 assert_eq "" "$(cat err)" "stderr of a clean -b run"
+# --live: every line as it comes as well, the groups at the end.
+exec_local -b --live -w 'vnode[1-2]' 'echo "hi $MUSTER_NODE"' >out 2>err || fail "-b --live exited $?: $(cat err)"
+assert_eq "vnode1: hi vnode1
+vnode2: hi vnode2" "$(grep ': hi' out | sort)" "-b --live: the live lines"
+assert_contains "$(cat out)" "$(printf -- '---------------\nvnode1\n---------------\nhi vnode1')" "-b --live: the groups"
 
 # --- 2. live -------------------------------------------------------------------------------------------------------
 exec_local -w 'vnode[1-3]' 'echo "out $MUSTER_NODE"; echo "err $MUSTER_NODE" >&2; printf "no newline"' >out 2>err ||
