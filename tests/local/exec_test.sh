@@ -12,6 +12,7 @@
 #   7. `@group` from muster.toml's [groups] in exec (also as `HOSTS --`) and launch, and a clear error for an
 #      unknown group.
 set -euo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 MARK=muster-exec-test-$$  # in every command this test starts on the nodes, to find what is left of them
