@@ -63,6 +63,7 @@ int run_help(const std::vector<std::string>& args) {
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> table = {
       {"launch", "start a job on every node, stream its logs, tear it down as one", run_launch},
+      {"exec", "run a command on every node; output live, or gathered by node set (-b) or diffed", run_exec},
       {"submit", "submit a Slurm batch job that runs muster launch on N nodes; --wait follows it", run_submit},
       {"plan", "print the rank plan for a set of hosts (what launch would start where)", run_plan},
       {"doctor", "check the cluster and say what to fix, per node", run_doctor},

@@ -1,16 +1,23 @@
 #include "cli/host_flags.h"
 
+#include "cli/project_config.h"
 #include "transport/ssh_kex.h"
 
 namespace muster::cli {
 
 void add_host_options(CLI::App& app, head::HostSelection& options, bool slot_filters) {
+  // `@name` in a hostlist: the config files' node groups, looked up once a hostlist is given (here or in a file).
+  auto with_groups = [&options](const std::string&) { options.groups = configured_node_groups(); };
   app.add_option("-H,--hostfile", options.hostfile, "DeepSpeed/MPI hostfile: 'host slots=N' per line")
       ->type_name("FILE")
       ->group("Hosts");
-  app.add_option("-w,--hosts", options.hosts, "hostlist: node[1-4],user@gpu[01-02],-node3 or ^FILE")
+  app.add_option("-w,--hosts", options.hosts,
+                 "hostlist: node[1-4],user@gpu[01-02],-node3, @group ([groups] in muster.toml) or ^FILE")
+      ->each(with_groups)
       ->group("Hosts");
-  app.add_option("-x,--exclude-hosts", options.exclude_hosts, "hostlist of hosts to leave out")->group("Hosts");
+  app.add_option("-x,--exclude-hosts", options.exclude_hosts, "hostlist of hosts to leave out (@group too)")
+      ->each(with_groups)
+      ->group("Hosts");
   app.add_option("--num-nodes", options.selection.num_nodes, "use only the first N nodes")->group("Hosts");
   if (!slot_filters) return;
   app.add_option("--include", options.selection.include, "DeepSpeed filter: host1:0,1@host2")->group("Hosts");

@@ -7,6 +7,7 @@
 #include "config/apply.h"
 #include "config/check.h"
 #include "config/config_files.h"
+#include "config/node_groups.h"
 #include "posix/file.h"
 
 namespace muster::cli {
@@ -33,6 +34,11 @@ const config::ConfigSet* checked_project_config() {
   if (!reported) report_error(loaded.error());
   reported = true;
   return nullptr;
+}
+
+cluster::NodeGroups configured_node_groups() {
+  const config::ConfigSet* set = checked_project_config();
+  return set ? config::node_groups(*set) : cluster::NodeGroups{};
 }
 
 bool reads_config(const CLI::App& app) {

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cluster/node_groups.h"
 #include "config/settings.h"
 #include "util/result.h"
 
@@ -18,6 +19,10 @@ std::optional<int> apply_project_config(CLI::App& app);
 
 // The files in force, checked; warnings about ignored files are printed once. Null on error (printed).
 const config::ConfigSet* checked_project_config();
+
+// The node groups of the files in force ([groups]: config/node_groups.h); none when a file is bad (the error is
+// printed once, and the command's parse fails on it).
+cluster::NodeGroups configured_node_groups();
 
 // Whether the command whose app this is reads the config.
 bool reads_config(const CLI::App& app);

@@ -7,6 +7,7 @@
 namespace muster::cli {
 
 int run_launch(const std::vector<std::string>& args);
+int run_exec(const std::vector<std::string>& args);
 int run_submit(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_doctor(const std::vector<std::string>& args);

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "config/node_groups.h"
 #include "util/edit_distance.h"
 #include "util/text.h"
 
@@ -116,14 +117,16 @@ bool same_meaning_everywhere(const std::vector<CommandSpec>& commands, const std
 Result<void> check_config_file(const ConfigFile& file, const std::vector<CommandSpec>& commands) {
   std::vector<std::pair<int, std::string>> errors;  // by line: toml++ hands tables over sorted by name
   std::set<std::vector<std::string>> bad_sections;
+  if (auto groups = check_groups(file); !groups) return groups;  // [groups]: node groups, not settings
   for (const Table& table : file.tables) {
+    if (in_groups_table(table.section)) continue;
     if (auto checked = check_section(file, table.section, table.source, commands); !checked) {
       errors.emplace_back(table.source.line, checked.error().message);
       bad_sections.insert(table.section);
     }
   }
   for (const Setting& setting : file.settings) {
-    if (bad_sections.count(setting.section)) continue;
+    if (bad_sections.count(setting.section) || in_groups_table(setting.section)) continue;
     if (auto checked = check_setting(setting, commands); !checked) {
       errors.emplace_back(setting.source.line, checked.error().message);
     }

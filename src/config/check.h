@@ -4,7 +4,7 @@
 // key whose commands take different kinds of value (a list in one, a single value or a flag in another, like
 // `exclude` of launch and of sync) must move into one command's table. Errors name file:line and the key, with
 // "did you mean" for a near miss. An option marked ->configurable(false) (CLI11) has no key. Values are checked
-// when applied (apply.h). Pure.
+// when applied (apply.h). The [groups] table is node groups, checked by node_groups.h. Pure.
 #pragma once
 
 #include <vector>

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster/node_set.h"
 #include "diagnosis/stack_groups.h"
 #include "util/text.h"
 
@@ -131,9 +132,9 @@ std::string expand(std::string_view text, const Diagnosis& d, const RankFailure&
     } else if (name == "node") {
       out += d.node;
     } else if (name == "ranks") {
-      out += format_ranks(d.ranks);
+      out += cluster::fold_numbers(d.ranks);
     } else if (name == "nodes") {
-      out += join(d.nodes, ", ");
+      out += cluster::fold_nodes(d.nodes);
     } else if (name == "line") {
       out += found.line;
     } else if (name == "how") {
@@ -150,7 +151,7 @@ std::string expand(std::string_view text, const Diagnosis& d, const RankFailure&
       const auto* nodes = presence == facts.modules.end()
                               ? nullptr
                               : (name == "missing_on" ? &presence->second.second : &presence->second.first);
-      out += !nodes ? "(not checked)" : nodes->empty() ? "no node" : join(*nodes, ", ");
+      out += !nodes ? "(not checked)" : nodes->empty() ? "no node" : cluster::fold_nodes(*nodes);
     } else if (name == "python") {
       out += facts.python;
     } else if (name == "run_dir") {
@@ -255,7 +256,7 @@ std::string format_diagnosis(const Diagnosis& d) {
   if (!d.entry) return "";
   std::string who = d.ranks.size() > 1
                         ? fmt::format("ranks {} on {} (the same error on each; first: rank {} on {})",
-                                      format_ranks(d.ranks), join(d.nodes, ", "), d.rank, d.node)
+                                      cluster::fold_numbers(d.ranks), cluster::fold_nodes(d.nodes), d.rank, d.node)
                         : fmt::format("rank {} on {}", d.rank, d.node);
   std::string text = fmt::format("what happened: {} — {}\n", d.title, who);
   if (!d.error.empty()) text += fmt::format("  error file: {}\n", d.error);
@@ -268,7 +269,7 @@ std::string format_diagnosis(const Diagnosis& d) {
   text += indent(std::string(trim(d.explain)));
   text += "what to do:\n" + indent(std::string(trim(d.fix)));
   if (!d.others.empty()) {
-    text += fmt::format("  (ranks {} failed too, most likely as a consequence: see their logs)\n", format_ranks(d.others));
+    text += fmt::format("  (ranks {} failed too, most likely as a consequence: see their logs)\n", cluster::fold_numbers(d.others));
   }
   if (!d.doc.empty()) text += fmt::format("  more: {}\n", d.doc);
   return text;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cluster/node_set.h"
+
 namespace muster::diagnosis {
 namespace {
 
@@ -31,18 +33,6 @@ std::string kind_suffix(StackKind kind) {
 }
 
 }  // namespace
-
-std::string format_ranks(const std::vector<int>& ranks) {
-  std::string text;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
-    i = j + 1;
-  }
-  return text;
-}
 
 std::vector<StackGroup> group_stacks(const std::vector<RankStack>& stacks) {
   std::map<std::string, StackGroup> by_key;
@@ -79,7 +69,8 @@ std::string format_stack_summary(const std::vector<StackGroup>& groups) {
     if (group.ranks.size() == 1) {
       who = fmt::format("rank {} on {}", group.ranks.front(), group.nodes.front());
     } else {
-      who = fmt::format("ranks {} ({})", format_ranks(group.ranks), group.ranks.size());
+      who = fmt::format("ranks {} ({}) on {}", cluster::fold_numbers(group.ranks), group.ranks.size(),
+                        cluster::counted_nodes(group.nodes));
     }
     lines.push_back(fmt::format("  {}: {}{}", who, group.where, group.odd ? "   <- the odd one out" : ""));
   }

@@ -1,8 +1,8 @@
 // Every rank's stack, grouped: ranks whose main threads stand at the same place form one group, and the groups
 // that hold fewer ranks than the largest are the odd ones out — in a hang, usually the rank that stopped
 // (`rank 3 on node2: stuck_in_data_loader (train.py:14)`) while the others wait in a collective
-// (`ranks 0-2,4-5 (5): all_reduce ← train_step (train.py:42)`). Pure: what `muster stack` and stall detection
-// print and save.
+// (`ranks 0-2,4-5 (5) on node[1,3] (2): all_reduce ← train_step (train.py:42)`). Pure: what `muster stack` and
+// stall detection print and save.
 #pragma once
 
 #include <string>
@@ -30,11 +30,9 @@ struct StackGroup {
 // Groups sorted largest first (ties: lowest rank first); ranks without a stack form their own groups.
 std::vector<StackGroup> group_stacks(const std::vector<RankStack>& stacks);
 
-// "0-2,4-5": ascending ranks as ranges.
-std::string format_ranks(const std::vector<int>& ranks);
-
-// The summary lines (no trailing newline on the last): one line per group.
-//   ranks 0-2,4-5 (5): all_reduce ← train_step (train.py:42)
+// The summary lines (no trailing newline on the last): one line per group, its ranks and nodes folded
+// (cluster/node_set.h).
+//   ranks 0-2,4-5 (5) on node[1,3] (2): all_reduce ← train_step (train.py:42)
 //   rank 3 on node2: stuck_in_data_loader (train.py:14)   ← the odd one out
 std::string format_stack_summary(const std::vector<StackGroup>& groups);
 

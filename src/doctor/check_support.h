@@ -54,7 +54,7 @@ struct ValueGroup {
 std::vector<ValueGroup> group_values(const std::vector<std::optional<std::string>>& values,
                                      std::size_t master);
 
-std::string node_list(const CheckInput& in, const std::vector<std::size_t>& nodes);  // "node1, node3"
+std::string node_list(const CheckInput& in, const std::vector<std::size_t>& nodes);  // "node[1,3]" (folded)
 std::string first_ipv4(const std::vector<std::string>& addresses);                   // "" if none
 bool is_ipv4(std::string_view address);
 bool is_loopback_address(std::string_view address);   // 127.0.0.0/8 or ::1

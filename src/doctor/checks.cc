@@ -7,6 +7,7 @@
 #include <cassert>
 #include <charconv>
 
+#include "cluster/node_set.h"
 #include "doctor/check_support.h"
 
 namespace muster::doctor {
@@ -42,7 +43,7 @@ std::vector<ValueGroup> group_values(const std::vector<std::optional<std::string
 std::string node_list(const CheckInput& in, const std::vector<std::size_t>& nodes) {
   std::vector<std::string> names;
   for (std::size_t i : nodes) names.push_back(in.names[i]);
-  return fmt::format("{}", fmt::join(names, ", "));
+  return cluster::fold_nodes(names);
 }
 
 bool is_ipv4(std::string_view address) {

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "cluster/node_set.h"
 #include "doctor/bandwidth_check.h"
 #include "doctor/checks.h"
 #include "doctor/diagnose_caches.h"
@@ -140,8 +141,8 @@ void judge_shared_paths(const std::vector<std::string>& paths, const std::vector
                           fmt::format("keep it identical everywhere: muster sync {}, or mount one share there", path)});
     } else {
       findings.push_back({Severity::warning, "shared-fs", "",
-                          fmt::format("{}: shared by {} but not by {}", path, join(sharing, ", "), join(local, ", ")),
-                          fmt::format("mount the same share at {} on {}", path, join(local, ", "))});
+                          fmt::format("{}: shared by {} but not by {}", path, cluster::fold_nodes(sharing), cluster::fold_nodes(local)),
+                          fmt::format("mount the same share at {} on {}", path, cluster::fold_nodes(local))});
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "cluster/node_set.h"
 #include "util/random.h"
 #include "util/text.h"
 
@@ -32,7 +33,7 @@ std::vector<Finding> judge_cache_sharing(const std::vector<std::string>& names, 
     for (size_t node : group) members.push_back(names[node]);
     std::string text = fmt::format("the job's caches are one directory shared by {} (a shared filesystem): every "
                                    "node writes them at once, which breaks the datasets cache and the torch "
-                                   "extensions' build lock:", join(members, ", "));
+                                   "extensions' build lock:", cluster::fold_nodes(members));
     for (const auto& line : lines) text += "\n  " + line;
     out.push_back({Severity::warning, "caches", group.size() == names.size() ? "" : names[*group.begin()], text,
                    "muster launch --node-local-caches (each node gets its own, under /tmp/muster-cache-<uid>/<host>), "

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "cluster/node_set.h"
+
 namespace muster::doctor {
 namespace {
 
@@ -88,25 +90,47 @@ std::string plural(int n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+// Findings that say the same (check, severity, message, fix) on several nodes, as one: the nodes folded.
+struct FoldedFinding {
+  const Finding* finding;
+  std::vector<std::string> nodes;
+};
+
+std::vector<FoldedFinding> fold_alike(const std::vector<Finding>& ordered) {
+  std::vector<FoldedFinding> folded;
+  for (const auto& finding : ordered) {
+    auto same = std::find_if(folded.begin(), folded.end(), [&](const FoldedFinding& f) {
+      return f.finding->check == finding.check && f.finding->severity == finding.severity &&
+             f.finding->message == finding.message && f.finding->fix == finding.fix &&
+             f.nodes.empty() == finding.node.empty();
+    });
+    if (same == folded.end()) {
+      folded.push_back({&finding, {}});
+      same = folded.end() - 1;
+    }
+    if (!finding.node.empty()) same->nodes.push_back(finding.node);
+  }
+  return folded;
+}
+
 }  // namespace
 
 std::string format_report(const std::vector<Finding>& findings, const std::vector<std::string>& names,
                           bool color) {
-  std::string out =
-      fmt::format("muster doctor: {} ({})\n", plural(static_cast<int>(names.size()), "node", "nodes"),
-                  fmt::join(names, ", "));
+  std::string out = fmt::format("muster doctor: {} ({})\n", plural(static_cast<int>(names.size()), "node", "nodes"),
+                                cluster::fold_nodes(names));
   std::string check;
-  for (const auto& finding : report_order(findings)) {
-    if (finding.check != check) {
-      check = finding.check;
+  auto ordered = report_order(findings);
+  for (const auto& [finding, nodes] : fold_alike(ordered)) {
+    if (finding->check != check) {
+      check = finding->check;
       out += "\n" + paint(color, "1", check) + "\n";
     }
     std::string where =
-        finding.severity == Severity::ok ? "" : (finding.node.empty() ? "cluster" : finding.node) + ": ";
-    out += fmt::format("  {} {}{}\n", label(finding.severity, color), where,
-                       indent(finding.message, "        "));
-    if (!finding.fix.empty()) {
-      out += fmt::format("        {} {}\n", finding.severity == Severity::ok ? "use:" : "fix:", finding.fix);
+        finding->severity == Severity::ok ? "" : (nodes.empty() ? "cluster" : cluster::counted_nodes(nodes)) + ": ";
+    out += fmt::format("  {} {}{}\n", label(finding->severity, color), where, indent(finding->message, "        "));
+    if (!finding->fix.empty()) {
+      out += fmt::format("        {} {}\n", finding->severity == Severity::ok ? "use:" : "fix:", finding->fix);
     }
   }
   Counts counts = count(findings);

@@ -4,7 +4,9 @@
 // format_report: findings grouped by check, the checks with errors first, then warnings, then those that
 // passed (otherwise in the order the checks ran); within a check, errors, warnings, then ok. Every non-ok
 // finding shows its node (or "cluster"), its message and a `fix:` line; an ok finding with a suggestion (the
-// NCCL_SOCKET_IFNAME to export) shows it as `use:`. The last line is the summary
+// NCCL_SOCKET_IFNAME to export) shows it as `use:`. Findings of one check that say the same thing (severity,
+// message, fix) on several nodes are one line, the nodes folded: `WARN  node[3,5-8] (6): ...`; the nodes in the
+// first line are folded too (cluster/node_set.h). The last line is the summary
 // "N errors, M warnings, K checks passed" (K = ok findings; singular when 1). ANSI colors only when `color`.
 //
 // report_json schema (version 1; fields are only ever added):

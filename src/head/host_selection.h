@@ -8,11 +8,15 @@
 //                        `^FILE` reads one hostlist expression per line from FILE (pdsh's `-w ^file`)
 //   SLURM_JOB_NODELIST   inside a Slurm allocation, with SLURM_TASKS_PER_NODE as slots
 //   localhost            otherwise, one node
+//
+// `@name` in the hostlist, in the excluded hosts and in a `^FILE` is the node group `name` (cluster/node_groups.h),
+// from `groups`, which the CLI fills from the config files' [groups] tables.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "cluster/node_groups.h"
 #include "cluster/slot_filter.h"
 #include "util/result.h"
 
@@ -23,6 +27,7 @@ struct HostSelection {
   std::string hosts;
   std::string exclude_hosts;
   cluster::SlotSelection selection;
+  cluster::NodeGroups groups;  // for `@name`
 };
 
 // The nodes and slots the selection picks. Hosts whose slot count the source does not give (a bare hostlist)

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "cluster/node_set.h"
 #include "container/node_probe.h"
 #include "container/runtime_argv.h"
 #include "head/node_runs.h"
@@ -186,7 +187,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     report.nodes.push_back(node);
   }
   say(options, fmt::format("{} is {} here; {} of {} nodes need it{}{}", options.image, report.id.substr(0, 12),
-                           need.size(), names.size(), have.empty() ? "" : "; already there: " + join(have, ", "),
+                           need.size(), names.size(), have.empty() ? "" : "; already there: " + cluster::fold_nodes(have),
                            other.empty() ? "" : "; replacing another image on " + join(other, ", ")));
   if (!need.empty()) {
     auto archive = cached_archive(*runtime, options, report.id, report);

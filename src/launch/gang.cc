@@ -79,38 +79,4 @@ const char* rank_phase_name(RankPhase phase) {
   return "unknown";
 }
 
-namespace {
-
-std::string row(const Gang& gang, const cluster::NodePlan& node, const cluster::RankAssignment& rank) {
-  const auto& status = gang.status(rank.global_rank);
-  std::string note = gang.root_cause() == rank.global_rank
-                         ? "  <- root cause"
-                         : (status.by_muster ? "  (stopped by muster)" : "");
-  return fmt::format("  {:>5}  {:<20} {:>5}  {:<16} {}{}\n", rank.global_rank, node.host.name,
-                     rank.local_rank, rank_phase_name(status.phase), status.detail, note);
-}
-
-}  // namespace
-
-std::string format_exit_table(const Gang& gang, const cluster::RankPlan& plan, size_t max_rows) {
-  std::string table =
-      fmt::format("  {:>5}  {:<20} {:>5}  {:<16} {}\n", "rank", "node", "local", "state", "detail");
-  size_t shown = 0, hidden = 0;
-  bool all = static_cast<size_t>(gang.world_size()) <= max_rows;
-  for (const auto& node : plan.nodes) {
-    for (const auto& rank : node.ranks) {
-      const auto& status = gang.status(rank.global_rank);
-      bool interesting = gang.root_cause() == rank.global_rank || !status.by_muster;
-      if (all || (interesting && shown < max_rows)) {
-        table += row(gang, node, rank);
-        ++shown;
-      } else {
-        ++hidden;
-      }
-    }
-  }
-  if (hidden > 0) table += fmt::format("  ... and {} more ranks stopped by muster\n", hidden);
-  return table;
-}
-
 }  // namespace muster::launch

@@ -60,8 +60,7 @@ class Gang {
   bool tearing_down_ = false;
 };
 
-// The per-rank exit table printed when a job fails: the root cause first, then one line per rank (or, for
-// more than `max_rows` ranks, every rank that did not end by muster's teardown and a count of the rest).
-std::string format_exit_table(const Gang& gang, const cluster::RankPlan& plan, size_t max_rows = 32);
-
 }  // namespace muster::launch
+
+// The exit table moved to exit_table.h; included here until launcher.cc includes it itself.
+#include "launch/exit_table.h"  // IWYU pragma: export

@@ -10,11 +10,10 @@
 #include "doctor/report.h"
 #include "head/connect.h"
 #include "launch/detach.h"
+#include "launch/head_env.h"
 #include "launch/launcher.h"
 #include "launch/node_caches.h"
 #include "launch/worker_env.h"
-#include "posix/environment.h"
-#include "posix/file.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
 #include "diagnosis/catalogue.h"
@@ -26,21 +25,7 @@ namespace muster::launch {
 namespace {
 
 Result<EnvList> environment_of(const LaunchRequest& request) {
-  std::map<std::string, std::string> head_env;
-  for (const auto& text : posix::current_environment()) {
-    auto eq = text.find('=');
-    if (eq != std::string::npos) head_env[text.substr(0, eq)] = text.substr(eq + 1);
-  }
-  EnvPolicy policy;
-  policy.set = request.env_set;
-  policy.extra_prefixes = request.env_prefixes;
-  policy.propagate_defaults = !request.no_default_env;
-  for (const auto& path : request.env_files) {
-    auto text = posix::read_text_file(path);
-    if (!text) return text.error();
-    policy.files.push_back({path, *text});
-  }
-  return propagated_env(head_env, policy);
+  return head_environment({request.env_set, request.env_files, request.env_prefixes, request.no_default_env});
 }
 
 head::ConnectOptions connect_options(const LaunchRequest& request) {

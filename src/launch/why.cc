@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/hostlist.h"
+#include "cluster/node_set.h"
 #include "diagnosis/matcher.h"
 #include "launch/flight_dumps.h"
 #include "head/job_registry.h"
@@ -121,8 +122,12 @@ std::string format_hangs(const nlohmann::json& manifest) {
     const nlohmann::json groups = hang.value("groups", nlohmann::json::array());
     for (const auto& group : groups) {
       auto ranks = group.value("ranks", std::vector<int>{});
-      text += fmt::format("  {} {}: {}{}\n", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","),
-                          group.value("where", std::string()), group.value("odd", false) ? "   <- the odd one out" : "");
+      auto nodes = group.value("nodes", std::vector<std::string>{});
+      std::string who = ranks.size() == 1 ? fmt::format("rank {}", cluster::fold_numbers(ranks))
+                                          : fmt::format("ranks {} ({})", cluster::fold_numbers(ranks), ranks.size());
+      if (!nodes.empty()) who += " on " + cluster::counted_nodes(nodes);
+      text += fmt::format("  {}: {}{}\n", who, group.value("where", std::string()),
+                          group.value("odd", false) ? "   <- the odd one out" : "");
     }
   }
   return text;

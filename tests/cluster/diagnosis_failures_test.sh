@@ -76,7 +76,7 @@ module_on_some_nodes() {
   "$TESTBED" exec node2 rm -f /data/mods/muster_probe_mod.py
   run_failing import 1 -w "node[1-3]" --env PYTHONPATH=/data/mods -- /usr/bin/python3 "$SCRIPT" import
   expect import "what happened: a Python module is missing — rank 1 on node2" \
-    "it imports on: node1, node3; it does not on:"$'\n'"  node2" "-m pip install" "muster sync"
+    "it imports on: node[1,3]; it does not on:"$'\n'"  node2" "-m pip install" "muster sync"
   why_again import "a Python module is missing"
 }
 
@@ -96,7 +96,7 @@ loopback_trap() {
   rank=$(manifest_field "$RUN" 'm["diagnosis"]["rank"]')
   node=$(manifest_field "$RUN" 'm["diagnosis"]["node"]')
   [[ $rank == [01] && $node == "node$((rank + 1))" ]] || fail "loopback: the manifest names rank $rank on $node"
-  [[ $who == *"— rank $rank on $node" || $who == *"— ranks 0-1 on node1, node2 (the same error on each; first: rank $rank on $node)" ]] ||
+  [[ $who == *"— rank $rank on $node" || $who == *"— ranks 0-1 on node[1-2] (the same error on each; first: rank $rank on $node)" ]] ||
     fail "loopback: the report does not name rank $rank on $node: $who"
   step "loopback: $who"
   why_again loopback "ranks tried to reach each other on a loopback address"

@@ -36,9 +36,9 @@ healthy_stack() {
   for try in 1 2 3 4 5; do
     stacks=$(XDG_CACHE_HOME=$MUX_HOME "$MUSTER" stack "$job" 2>&1) || fail "muster stack failed: $stacks"
     echo "$stacks" >&2
-    [[ $stacks == *"ranks 0-5 (6): rest_between_steps"* ]] && break
+    [[ $stacks == *"ranks 0-5 (6) on node[1-3] (3): rest_between_steps"* ]] && break
   done
-  assert_contains "$stacks" "ranks 0-5 (6): rest_between_steps" \
+  assert_contains "$stacks" "ranks 0-5 (6) on node[1-3] (3): rest_between_steps" \
     "muster stack: one group of all six ranks resting (they run the same loop), in one of 5 snapshots"
   assert_contains "$stacks" "(hang_ddp.py:" "muster stack: the ranks' own frames"
   step "muster stack: all six ranks in one group at snapshot $try"
@@ -70,8 +70,8 @@ stall() {
   assert_contains "$(cat "$out")" "no rank has made progress for 2" "the stall notice"
   assert_contains "$(cat "$out")" "rank 3 on node2: stuck_in_data_loader (hang_ddp.py:" "the odd rank, its node and function"
   assert_contains "$(cat "$out")" "<- the odd one out" "the odd rank is marked"
-  assert_contains "$(cat "$out")" "ranks 0-2,4-5 (5): " "the other five ranks, grouped"
-  grep -q "ranks 0-2,4-5 (5): .*all_reduce" "$out" || fail "the five waiting ranks are not shown in all_reduce: $(cat "$out")"
+  assert_contains "$(cat "$out")" "ranks 0-2,4-5 (5) on node[1-3] (3): " "the other five ranks, grouped"
+  grep -q "ranks 0-2,4-5 (5) on node\[1-3\] (3): .*all_reduce" "$out" || fail "the five waiting ranks are not shown in all_reduce: $(cat "$out")"
   grep -q "stuck_in_data_loader" "$run/stacks-1.txt" || fail "no stacks in the run directory"
   python3 - "$run/manifest.json" <<'PY' || fail "manifest.json: no hang record with rank 3 apart"
 import json, sys
@@ -84,7 +84,7 @@ PY
   step "no job process left on any node ${GONE_MS} ms after the head exited"
   local why
   why=$("$MUSTER" why "$run") || fail "muster why failed: $why"
-  assert_contains "$why" "rank 3: stuck_in_data_loader" "muster why names the stalled rank"
+  assert_contains "$why" "rank 3 on node2: stuck_in_data_loader" "muster why names the stalled rank and its node"
 }
 
 healthy_stack

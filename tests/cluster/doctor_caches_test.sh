@@ -31,7 +31,7 @@ out=$(HF_DATASETS_CACHE=$SHARED/datasets "$MUSTER" doctor "${MUSTER_SSH[@]}" -w 
 rc=$?
 set -e
 ((rc != 0)) || fail "doctor: a shared datasets cache should be a warning (exit 1), got exit 0: $out"
-assert_contains "$out" "the job's caches are one directory shared by node1, node2, node3" "doctor names the nodes"
+assert_contains "$out" "the job's caches are one directory shared by node[1-3]" "doctor names the nodes"
 assert_contains "$out" "HF_DATASETS_CACHE=$SHARED/datasets" "doctor names the variable and its path"
 assert_contains "$out" "--node-local-caches" "doctor says what to do"
 [[ $out != *"HF_HOME=/root/.cache/huggingface"* ]] || fail "doctor flagged a cache in the nodes' private homes: $out"

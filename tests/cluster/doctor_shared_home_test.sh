@@ -29,7 +29,7 @@ out=$("$MUSTER" doctor "${MUSTER_SSH[@]}" -w "node[1-$NODES]" --no-ssh-matrix 2>
 rc=$?
 set -e
 ((rc == 1)) || fail "doctor: caches on a shared home are a warning (exit 1), got exit $rc: $out"
-assert_contains "$out" "the job's caches are one directory shared by node1, node2, node3" "doctor names the nodes"
+assert_contains "$out" "the job's caches are one directory shared by node[1-3]" "doctor names the nodes"
 assert_contains "$out" "XDG_CACHE_HOME=/root/.cache (the default)" "doctor names ~/.cache"
 assert_contains "$out" "HF_HOME=/root/.cache/huggingface (the default)" "doctor names the Hugging Face cache"
 assert_contains "$out" "TORCH_HOME=/root/.cache/torch (the default)" "doctor names torch's cache"

@@ -84,7 +84,7 @@ node2_key=$("$TESTBED" exec node2 cat /root/.ssh/id_ed25519.pub)
 
 rc=0; out=$(doctor) || rc=$?
 assert_eq 2 "$rc" "exit code with errors (output: $out)"
-assert_contains "$out" 'node3, node4 all have the hostname "node3"' "duplicate hostname"
+assert_contains "$out" 'node[3-4] all have the hostname "node3"' "duplicate hostname"
 assert_contains "$out" "node2 resolves its own name node2 to 127.0.1.1" "loopback trap"
 assert_contains "$out" "GLOO_SOCKET_IFNAME=eth0" "loopback fix"
 assert_contains "$out" '`ssh node5` from node2 fails' "broken ssh pair"

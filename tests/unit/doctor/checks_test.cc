@@ -111,7 +111,7 @@ TEST(Checks, DuplicateHostnameNamesBothNodes) {
   Finding f = only_problem(run_checks(kNames, facts, options()), Severity::error);
   EXPECT_EQ(f.check, "hostnames");
   EXPECT_EQ(f.message,
-            "node2, node3 all have the hostname \"node2\"; torch.distributed, NCCL and the launcher "
+            "node[2-3] all have the hostname \"node2\"; torch.distributed, NCCL and the launcher "
             "tell nodes apart by hostname");
   EXPECT_EQ(f.fix, "on node3: sudo hostnamectl set-hostname <unique name>");
 }
@@ -137,7 +137,7 @@ TEST(Checks, UnresolvedAndInconsistentNames) {
   EXPECT_EQ(errors[0].check, "resolution");
   EXPECT_EQ(errors[0].node, "node2");
   EXPECT_EQ(errors[0].message,
-            "nodes disagree on the address of node1:\n  10.0.0.1         on node1, node3\n"
+            "nodes disagree on the address of node1:\n  10.0.0.1         on node[1,3]\n"
             "  10.0.9.9         on node2");
   EXPECT_EQ(errors[1].node, "node1");
   EXPECT_EQ(errors[1].message, "node1 cannot resolve node3 to an IPv4 address");
@@ -152,7 +152,7 @@ TEST(Checks, OddTorchVersionNamesTheNodeAndTheMajorityVersion) {
   EXPECT_EQ(f.node, "node2");
   EXPECT_EQ(f.message,
             "torch is not the same on every node (odd: node2):\n"
-            "  2.3.0                    node1, node3\n"
+            "  2.3.0                    node[1,3]\n"
             "  2.1.0                    node2");
   EXPECT_EQ(f.fix, "on node2: pip install torch==2.3.0");
 }
@@ -194,7 +194,7 @@ TEST(Checks, DifferingFileIsNamed) {
   EXPECT_EQ(f.check, "paths");
   EXPECT_EQ(f.node, "node1");
   EXPECT_EQ(f.message,
-            "/work/code is not the same on every node:\n  same as each other: node2, node3\n"
+            "/work/code is not the same on every node:\n  same as each other: node[2-3]\n"
             "  differs on node1: train.py");
   EXPECT_EQ(f.fix, "muster sync /work/code (from the head), or put it on a shared filesystem");
 }

@@ -22,7 +22,7 @@ std::vector<Finding> sample() {
 
 TEST(Report, GroupsByCheckErrorsFirstWithFixes) {
   EXPECT_EQ(format_report(sample(), kNames, false),
-            "muster doctor: 2 nodes (node1, node2)\n"
+            "muster doctor: 2 nodes (node[1-2])\n"
             "\n"
             "versions\n"
             "  ERROR node2: torch is not the same on every node (odd: node2):\n"
@@ -49,6 +49,21 @@ TEST(Report, ColorOnlyWhenAsked) {
   EXPECT_EQ(format_report(sample(), kNames, false).find('\033'), std::string::npos);
   std::string colored = format_report(sample(), kNames, true);
   EXPECT_NE(colored.find("\033[1;31mERROR\033[0m"), std::string::npos);
+}
+
+TEST(Report, TheSameFindingOnSeveralNodesIsOneLine) {
+  std::vector<Finding> findings;
+  for (const char* node : {"node3", "node5", "node6", "node7"}) {
+    findings.push_back({Severity::warning, "memlock", node, "memlock is 64 KiB", "ulimit -l unlimited"});
+  }
+  findings.push_back({Severity::warning, "memlock", "node4", "memlock is 8 MiB", "ulimit -l unlimited"});
+  std::string report = format_report(findings, {"node3", "node4", "node5", "node6", "node7"}, false);
+  EXPECT_NE(report.find("muster doctor: 5 nodes (node[3-7])\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("  WARN  node[3,5-7] (4): memlock is 64 KiB\n        fix: ulimit -l unlimited\n"
+                        "  WARN  node4: memlock is 8 MiB\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("0 errors, 5 warnings"), std::string::npos) << report;
 }
 
 TEST(Report, ClusterWideProblemSaysCluster) {

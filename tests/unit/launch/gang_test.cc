@@ -71,30 +71,5 @@ TEST(Gang, AnInterruptedGangHasNoRootCause) {
   EXPECT_TRUE(gang.status(0).by_muster);
 }
 
-TEST(Gang, ExitTableNamesTheRootCause) {
-  auto plan = uneven_plan();
-  Gang gang(plan);
-  gang.ended(3, RankPhase::signaled, 9, "killed by SIGKILL", 10);
-  gang.tearing_down();
-  for (int rank : {0, 1, 2, 4}) gang.ended(rank, RankPhase::signaled, 15, "killed by SIGTERM", 11);
-  std::string table = format_exit_table(gang, plan);
-  EXPECT_NE(table.find("killed by SIGKILL  <- root cause"), std::string::npos) << table;
-  EXPECT_NE(table.find("node2"), std::string::npos);
-  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 6) << table;  // header + 5 ranks
-}
-
-TEST(Gang, LargeExitTablesListOnlyWhatMusterDidNotStop) {
-  std::vector<cluster::NodeSlots> nodes;
-  for (int i = 0; i < 10; ++i) nodes.push_back({cluster::Host{.name = "n" + std::to_string(i)}, {0, 1, 2, 3}});
-  auto plan = cluster::make_rank_plan(nodes);
-  Gang gang(plan);
-  gang.ended(17, RankPhase::exited, 1, "exit 1", 1);
-  gang.tearing_down();
-  for (int rank = 0; rank < 40; ++rank) gang.ended(rank, RankPhase::signaled, 15, "killed by SIGTERM", 2);
-  std::string table = format_exit_table(gang, plan, 8);
-  EXPECT_NE(table.find("<- root cause"), std::string::npos);
-  EXPECT_NE(table.find("... and 39 more ranks stopped by muster"), std::string::npos) << table;
-}
-
 }  // namespace
 }  // namespace muster::launch
