@@ -27,18 +27,6 @@ std::string on_one_line(std::string_view text) {
   return out;
 }
 
-// The pool node a connect() error names, and why: "cannot start the agent on NAME: WHY" or "NAME: WHY".
-std::optional<std::pair<size_t, std::string>> unreachable_node(const std::string& message,
-                                                                const std::vector<head::PoolNode>& nodes) {
-  for (const char* prefix : {"cannot start the agent on ", ""}) {
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      std::string lead = prefix + nodes[i].name + ": ";
-      if (message.starts_with(lead)) return std::pair{i, on_one_line(std::string_view(message).substr(lead.size()))};
-    }
-  }
-  return std::nullopt;
-}
-
 class NodeExec final : public head::PoolListener {
  public:
   NodeExec(const NodeExecRequest& request, ExecWatcher& watcher) : request_(request), watcher_(watcher) {
@@ -70,7 +58,7 @@ class NodeExec final : public head::PoolListener {
     }
   }
 
-  void on_lost(size_t node, const std::string& why, const std::string& diagnostics) override {
+  void on_lost(size_t node, const std::string& why, const std::string& diagnostics, bool) override {
     if (done_[node]) return;
     NodeOutcome& outcome = result_.outcomes[members_[node]];
     if (outcome.ending == Ending::running) {
@@ -81,28 +69,21 @@ class NodeExec final : public head::PoolListener {
   }
 
  private:
-  // Connects the pool to every node that can be reached; the others are `unreachable`.
+  // Connects the pool to every node that can be reached; the others are `unreachable`, with the pool's reason.
   Result<void> connect() {
-    for (size_t i = 0; i < request_.nodes.size(); ++i) members_.push_back(i);
-    while (!members_.empty()) {
-      std::vector<head::PoolNode> nodes;
-      for (size_t index : members_) nodes.push_back(request_.nodes[index]);
-      auto pool = head::AgentPool::create(nodes, request_.pool);
-      if (!pool) return pool.error();
-      auto connected = (*pool)->connect();
-      if (connected) {
-        pool_ = std::move(*pool);
-        for (const auto& note : pool_->notes()) watcher_.on_note(note);
-        return {};
-      }
-      if (connected.error().kind != ErrorKind::unreachable) return connected.error();
-      auto failed = unreachable_node(connected.error().message, nodes);
-      if (!failed) return connected.error();  // which node is not said: nothing runs, as for launch
-      NodeOutcome& outcome = result_.outcomes[members_[failed->first]];
+    head::PoolOptions options = request_.pool;
+    options.tolerate_unreachable = true;
+    auto pool = head::AgentPool::create(request_.nodes, options);
+    if (!pool) return pool.error();
+    if (auto connected = (*pool)->connect(); !connected) return connected.error();
+    pool_ = std::move(*pool);
+    for (size_t i = 0; i < request_.nodes.size(); ++i) {
+      members_.push_back(i);  // the pool holds every node: pool node i is request node i
+      if (pool_->unreachable(i).empty()) continue;
+      NodeOutcome& outcome = result_.outcomes[i];
       outcome.ending = Ending::unreachable;
-      outcome.reason = failed->second;
-      watcher_.on_ended(members_[failed->first]);
-      members_.erase(members_.begin() + static_cast<long>(failed->first));
+      outcome.reason = on_one_line(pool_->unreachable(i));
+      watcher_.on_ended(i);
     }
     return {};
   }
@@ -113,8 +94,12 @@ class NodeExec final : public head::PoolListener {
     int64_t now = posix::monotonic_ms();
     deadline_ms_ = request_.timeout_ms > 0 ? now + request_.timeout_ms : 0;
     for (size_t node = 0; node < members_.size(); ++node) {
+      if (!pool_->unreachable(node).empty()) {
+        done_[node] = true;  // named already
+        continue;
+      }
       if (!pool_->alive(node)) {
-        on_lost(node, "lost before the command started", "");
+        on_lost(node, "lost before the command started", "", false);
         continue;
       }
       std::vector<std::string> env = request_.env;

@@ -123,7 +123,7 @@ Result<void> AgentPool::start_more_agents() {
   while (started_ < to_start_.size() && connecting < static_cast<size_t>(options_.max_parallel_connects)) {
     size_t node = to_start_[started_++];
     if (auto started = start_link(node); !started) {
-      if (options_.required_nodes == 0) return started.error();
+      if (!options_.tolerate_unreachable) return started.error();
       on_link_failed(node, started.error().message);
       continue;
     }
@@ -168,11 +168,12 @@ void AgentPool::reconnect(size_t node) {
 // While connecting, a node the head started that failed is the connect's error; afterwards it is lost.
 void AgentPool::on_link_failed(size_t node, const std::string& why) {
   auto& slot = slots_[node];
-  if (!connected_ && options_.required_nodes > 0) {
+  if (!connected_ && options_.tolerate_unreachable) {
     // Spares may be down: the node is lost for this pool, and connect() goes on without it.
     std::string details = slot.link ? slot.link->diagnostics() : "";
     slot.lost = true;
     if (slot.link) slot.link->close(why);
+    slot.unreachable = why + (details.empty() ? "" : "\n  " + details);
     notes_.push_back(fmt::format("{}: cannot start its agent: {}{}{}", nodes_[node].name, why,
                                  details.empty() ? "" : ": ", details));
     return;
@@ -260,7 +261,7 @@ Result<void> AgentPool::connect() {
                        std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.ready || s.lost; });
     if (all_settled) {
       size_t ready = static_cast<size_t>(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.ready; }));
-      if (options_.required_nodes > 0 && ready < options_.required_nodes) {
+      if (ready < options_.required_nodes) {
         return make_error(ErrorKind::unreachable, "{} of {} nodes started their agents, {} needed:\n  {}", ready,
                           slots_.size(), options_.required_nodes, fmt::join(notes_, "\n  "));
       }

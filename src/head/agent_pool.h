@@ -52,8 +52,10 @@ struct PoolOptions {
   bool virtual_nodes = false;
   // A node a relay cannot start is started by the head (notes() says so); false: connect() fails instead.
   bool fall_back_to_star = true;
-  // connect() succeeds once this many nodes are ready and every other one has failed (lost, named in notes());
-  // 0: every node must be ready (the first failure is connect()'s error). Spares (launch --nnodes) use it.
+  // A node that cannot be started is lost (unreachable() says why) and connect() goes on without it, failing only
+  // when fewer than `required_nodes` are ready; false: the first such node is connect()'s error. Spares (launch
+  // --nnodes) and `muster exec` (which names the nodes it could not reach) tolerate them.
+  bool tolerate_unreachable = false;
   size_t required_nodes = 0;
 };
 
@@ -128,6 +130,8 @@ class AgentPool {
   const RelayTree& tree() const { return tree_; }
   // What the user should know about how the pool connected (a relay that could not start a node).
   const std::vector<std::string>& notes() const { return notes_; }
+  // Why the node could not be started while connecting (tolerate_unreachable); empty for the others.
+  const std::string& unreachable(size_t node) const { return slots_[node].unreachable; }
 
  private:
   struct Slot {
@@ -138,6 +142,7 @@ class AgentPool {
     bool ready = false;                // Hello arrived (directly, or through the tree)
     protocol::Hello hello;
     bool lost = false;
+    std::string unreachable;  // why it could not be started while connecting
   };
   AgentPool(std::vector<PoolNode> nodes, PoolOptions options, std::unique_ptr<posix::EventLoop> owned,
             posix::EventLoop& loop, transport::SelfBinary binary, std::unique_ptr<transport::Transport> transport);

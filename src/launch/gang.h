@@ -62,5 +62,3 @@ class Gang {
 
 }  // namespace muster::launch
 
-// The exit table moved to exit_table.h; included here until launcher.cc includes it itself.
-#include "launch/exit_table.h"  // IWYU pragma: export

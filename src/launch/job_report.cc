@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "launch/exit_table.h"
 #include "launch/flight_dumps.h"
 #include "posix/signals.h"
 

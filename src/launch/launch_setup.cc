@@ -51,7 +51,10 @@ head::PoolOptions pool_options(const LaunchOptions& options) {
   size_t hosts = options.plan.nodes.size();
   bool spares = options.min_nodes > 0 && static_cast<size_t>(options.min_nodes) < hosts;
   // With spares, a host that cannot be reached is one fewer spare, not an error: the job needs min_nodes.
-  if (spares) pool.required_nodes = static_cast<size_t>(options.min_nodes);
+  if (spares) {
+    pool.tolerate_unreachable = true;
+    pool.required_nodes = static_cast<size_t>(options.min_nodes);
+  }
   return pool;
 }
 
