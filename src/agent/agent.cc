@@ -149,8 +149,13 @@ void Agent::on_head_lost(const std::string& why) {
   relays_.clear();  // their agents hear EOF and stop their workers, as this one does
 }
 
+// SIGUSR1/SIGUSR2 are the job's (Slurm's --signal warning and `scancel --signal` reach every process of a step,
+// the workers included, which act on them): they must not end the agent. Anything else stops it.
 void Agent::on_signals(const std::vector<int>& signals) {
-  for (int signal : signals) head_.give_up(fmt::format("received {}", posix::signal_name(signal)));
+  for (int signal : signals) {
+    if (signal == SIGUSR1 || signal == SIGUSR2) continue;
+    head_.give_up(fmt::format("received {}", posix::signal_name(signal)));
+  }
 }
 
 int Agent::next_timeout(int64_t now) const {
@@ -190,7 +195,9 @@ int Agent::run() {
 }  // namespace
 
 int run_agent(const AgentOptions& options) {
-  posix::SignalBlock signals;
+  std::vector<int> taken = posix::SignalBlock::default_signals();
+  taken.insert(taken.end(), {SIGUSR1, SIGUSR2});
+  posix::SignalBlock signals(taken);
   auto loop = posix::EventLoop::create();
   if (!loop) {
     posix::write_stderr(fmt::format("muster agent: {}\n", loop.error().message));

@@ -31,6 +31,10 @@ int run_submit(const std::vector<std::string>& args) {
   app->add_option("-J,--job-name", gen.job_name, "Slurm job name, and the script's name (default muster)");
   app->add_option("-t,--time", gen.slurm.time, "time limit, e.g. 24:00:00 (default: the partition's)");
   app->add_option("-p,--partition", gen.slurm.partition, "Slurm partition (default: the cluster's)");
+  app->add_option("--signal", gen.slurm.signal, "SIG@SECONDS, e.g. USR1@90: Slurm sends SIG that long before the "
+                                                "time limit; muster passes it to every rank (checkpoint, exit 0)");
+  app->add_flag("--requeue", gen.slurm.requeue, "let Slurm requeue the job (after preemption or a node failure): it "
+                                                "runs again with the same run directory, and resumes its checkpoint");
   app->add_option("--gpus-per-node", gen.slurm.gpus_per_node, "GPUs to allocate per node (default none)")
       ->check(CLI::Range(0, 1024));
   app->add_option("--run-dir", options.run_dir, "where the script, the job's output and rank logs go; {job_id} is replaced "

@@ -40,6 +40,10 @@ struct SlurmOptions {
   std::string output = "%x-%j.out";  // --output pattern
   int gpus_per_node = -1;            // -1 = the plan's workers per node
   bool pin_nodes = false;            // add --nodelist with the plan's hosts
+  // `muster submit --signal USR1@90`: Slurm warns the batch script (the muster head, which `exec`s) that long
+  // before the time limit (--signal=B:...); the head passes it to every rank (launch --forward-signals).
+  std::string signal;
+  bool requeue = false;              // --requeue: Slurm may requeue the job (preemption, a node failure)
   // `muster submit`: more #SBATCH lines, each an sbatch option with its values ("--mail-type END"; see
   // sbatch_option_lines), the muster that the script runs (default: `muster` from PATH) and more options for
   // its `muster launch` (--run-dir, --job-id).

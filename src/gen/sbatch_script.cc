@@ -31,6 +31,16 @@ Result<void> check_slurm_options(const std::string& job_name, const SlurmOptions
   if (!slurm.partition.empty()) {
     if (auto ok = check_field("--partition", slurm.partition, "._,-"); !ok) return ok;
   }
+  if (!slurm.signal.empty()) {
+    auto at = slurm.signal.find('@');
+    bool well_formed = at != std::string::npos && at > 0 && at + 1 < slurm.signal.size() &&
+                       slurm.signal.find_first_not_of("0123456789", at + 1) == std::string::npos;
+    if (!well_formed) {
+      return make_error(ErrorKind::usage, "--signal {}: give SIG@SECONDS, e.g. USR1@90 (SIGUSR1 90 s before the time "
+                                          "limit)", one_line(slurm.signal));
+    }
+    if (auto ok = check_field("--signal", slurm.signal, "@"); !ok) return ok;
+  }
   return check_field("--slurm-output", slurm.output, "%._/-+,:@~=");
 }
 
@@ -49,6 +59,9 @@ std::string sbatch_lines(const cluster::RankPlan& plan, const std::string& job_n
   if (!slurm.time.empty()) lines += fmt::format("#SBATCH --time={}\n", slurm.time);
   if (!slurm.partition.empty()) lines += fmt::format("#SBATCH --partition={}\n", slurm.partition);
   lines += fmt::format("#SBATCH --output={}\n", slurm.output);
+  // B: the batch shell only, which is the muster head (exec): it passes the signal to every rank itself.
+  if (!slurm.signal.empty()) lines += fmt::format("#SBATCH --signal=B:{}\n", slurm.signal);
+  if (slurm.requeue) lines += "#SBATCH --requeue\n";
   if (slurm.pin_nodes) {
     std::vector<std::string> names;
     for (const auto& node : plan.nodes) names.push_back(node.host.name);

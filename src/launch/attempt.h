@@ -31,6 +31,7 @@ struct Attempt {
   bool tearing_down = false;    // a root cause, a stall or an interrupt ended it
   bool stalled = false;
   bool progressed = false;      // a rank made progress (output or its progress file)
+  std::vector<size_t> lost;     // its nodes lost while it ran, in order (not those lost only with their carrier)
   std::set<size_t> awaiting_clear;  // nodes whose AttemptCleared has not come
   int64_t clear_deadline_ms = 0;
   std::optional<Fault> fault;   // why it failed, as judged at its end

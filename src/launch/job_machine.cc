@@ -219,6 +219,10 @@ void JobMachine::on_node_lost(size_t node, const std::string& why, bool carried,
     return;
   }
   attempt->awaiting_clear.erase(node);
+  if (!carried) {
+    attempt->lost.push_back(node);
+    exclude(node, "lost (" + why + ")", now);  // a node that dropped out is not trusted again before its cooldown
+  }
   if (attempt->gang->node_lost(attempt->node_rank_of(node), reason, now)) {
     begin_teardown(reason + "; stopping all ranks", now);
   } else if (!attempt->tearing_down) {
@@ -271,11 +275,12 @@ void JobMachine::check_attempt_end(int64_t now) {
   end_attempt(now);
 }
 
+// A node lost during the attempt explains it before anything its peers said: when a machine dies, the ranks on
+// the others often fail first ("Connection reset by peer"), and they are never at fault for it.
 Fault JobMachine::fault_of(const Attempt& attempt) {
-  auto root = attempt.gang->root_cause();
-  if (root && attempt.gang->status(*root).phase == RankPhase::lost) {
-    size_t node = attempt.node_of_rank(*root);
-    if (!carried_[node]) return Fault{Fault::Kind::node, "lost (" + lost_why_[node] + ")", node, ""};
+  if (!attempt.lost.empty()) {
+    size_t node = attempt.lost.front();
+    return Fault{Fault::Kind::node, "lost (" + lost_why_[node] + ")", node, ""};
   }
   if (attempt.stalled) return Fault{Fault::Kind::unknown, "the job stalled", std::nullopt, ""};
   Fault fault = host_.judge(attempt);

@@ -336,6 +336,30 @@ TEST(JobMachine, ALostNodeIsExcludedAndASpareTakesItsPlace) {
                         "(node5 from the spares)"));
 }
 
+// A machine dies: its peers' ranks fail first ("Connection reset by peer") and only then is the node seen lost.
+// The lost node is at fault (excluded), not the peer that merely saw the reset.
+TEST(JobMachine, APeerThatSawTheResetIsNeverAtFault) {
+  JobSpec spec = spec_of(3, 1);
+  spec.max_nodes = 2;
+  spec.restart.max_restarts = 1;
+  Job job(spec, 3);
+  job.host.fault = Fault{Fault::Kind::unknown, "gloo: Connection reset by peer (rank 0 on node1)", {}, ""};
+  job.start();
+  auto spawns = job.start_ranks();
+  job.exited(0, 0, 1);  // node1's rank: connection reset by node2
+  job.agents.alive_[1] = false;
+  job.machine.on_node_lost(1, "the agent's connection closed", false, job.now);
+  job.clear_terminated(spawns, {0, 1});
+  job.answer_preflight();
+  auto second = job.start_ranks();
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0].first, 0u);
+  EXPECT_EQ(second[1].first, 2u);
+  EXPECT_TRUE(job.machine.roster().exclusion(1));
+  EXPECT_FALSE(job.machine.roster().exclusion(0));
+  EXPECT_THAT(job.host.all_notices(), HasSubstr("node2 lost (the agent's connection closed): excluded"));
+}
+
 TEST(JobMachine, MasterAddrMovesWhenNodeZeroIsExcluded) {
   JobSpec spec = spec_of(3, 1);
   spec.max_nodes = 2;
