@@ -105,6 +105,8 @@ def main():
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if step == start:  # every rank: this attempt is past its checkpoint and has made a step (bench/restart)
+            print(f"rank {rank}: attempt {attempt} first step {step}", flush=True)
         if rank == 0:
             print(f"attempt {attempt} step {step} loss {loss.item():.5f}", flush=True)
         asked = torch.tensor([1 if stop else 0])

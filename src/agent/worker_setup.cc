@@ -152,13 +152,15 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
 }
 
 std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths, int pid, bool killed,
-                                                         int64_t started_ms, uint64_t oom_kills_at_start) const {
+                                                         int64_t started_ms, uint64_t oom_kills_at_start,
+                                                         bool kernel_log) const {
   std::map<std::string, std::string> notes;
   if (!paths.error_file.empty() && posix::path_exists(paths.error_file)) {
     auto text = posix::read_text_file(paths.error_file);
     if (text && !text->empty() && text->size() <= kMaxErrorFile) notes["error-file"] = *text;
   }
   if (!paths.flight_prefix.empty()) collect_flight_dumps(paths.flight_prefix, notes);
+  if (!kernel_log) return notes;
   // The kernel's OOM killer: "Out of memory: Killed process 1234 (python3) total-vm:..." or "Memory cgroup out
   // of memory: Killed process 1234 ...", while the worker ran. A SIGKILLed worker: its own line, or the last one
   // (the kernel names processes by their pid outside any PID namespace or container, which may not be the pid

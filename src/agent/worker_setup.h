@@ -50,8 +50,10 @@ class WorkerSetup {
   // most 8 MiB each and 32 MiB in all, for the run directory), the kernel's OOM kill of `pid` ("oom-kill", the
   // log line; only when `killed` by SIGKILL). Files it read are removed, except the flight recorder's.
   // `started_ms`: when it was spawned (posix::monotonic_ms); `oom_kills_at_start`: posix::oom_kill_count() then.
+  // `kernel_log`: look for the OOM killer there (a scan of /dev/kmsg: skipped for a worker the agent itself
+  // stopped, whose ending explains nothing, so that a teardown of many ranks does not read the log once each).
   std::map<std::string, std::string> collect(const WorkerPaths& paths, int pid, bool killed, int64_t started_ms,
-                                             uint64_t oom_kills_at_start) const;
+                                             uint64_t oom_kills_at_start, bool kernel_log = true) const;
 
   int stack_signal() const { return stack_signal_; }
 
