@@ -82,8 +82,8 @@ void collect_flight_dumps(const std::string& flight_prefix, std::map<std::string
     if (!st || !*st || !(*st)->is_file() || (*st)->size > kMaxFlightDump || total + (*st)->size > kMaxFlightDumpsTotal) {
       continue;
     }
-    auto bytes = posix::read_text_file(path);
-    if (!bytes || bytes->empty() || bytes->size() > kMaxFlightDump) continue;
+    auto bytes = posix::read_regular_file(path, false, kMaxFlightDump);
+    if (!bytes || bytes->empty()) continue;
     total += bytes->size();
     notes["flight-recorder-dump:" + std::filesystem::path(path).filename().string()] = std::move(*bytes);
   }
@@ -105,7 +105,7 @@ Result<std::string> WorkerSetup::hook_dir() {
   std::string dir = fmt::format("{}/muster/python/{:016x}", state_base(), fnv1a(hook_text_));
   if (auto made = posix::ensure_private_dir(dir); !made) return made.error();
   std::string file = dir + "/sitecustomize.py";
-  auto current = posix::read_text_file(file);
+  auto current = posix::read_regular_file(file, false, hook_text_.size());
   if (!current || *current != hook_text_) {
     if (auto written = posix::write_file_atomic(file, hook_text_, 0600); !written) return written.error();
   }
@@ -155,8 +155,8 @@ std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths
                                                          int64_t started_ms, uint64_t oom_kills_at_start) const {
   std::map<std::string, std::string> notes;
   if (!paths.error_file.empty() && posix::path_exists(paths.error_file)) {
-    auto text = posix::read_text_file(paths.error_file);
-    if (text && !text->empty() && text->size() <= kMaxErrorFile) notes["error-file"] = *text;
+    auto text = posix::read_regular_file(paths.error_file, false, kMaxErrorFile);
+    if (text && !text->empty()) notes["error-file"] = *text;
   }
   if (!paths.flight_prefix.empty()) collect_flight_dumps(paths.flight_prefix, notes);
   // The kernel's OOM killer: "Out of memory: Killed process 1234 (python3) total-vm:..." or "Memory cgroup out
