@@ -446,12 +446,14 @@ struct SyncOpen {
   std::string root;                 // absolute destination directory
   std::vector<std::string> rules;   // exclude rules (sync/exclude.h serialize())
   uint8_t flags = 0;
+  uint32_t root_mode = 0;           // the source root's permission bits, which the root gets at commit; 0 unknown
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.session, "session");
     visit(m.root, "root");
     visit(m.rules, "rules");
     visit(m.flags, "flags");
+    visit(m.root_mode, "root_mode");
   }
   bool operator==(const SyncOpen&) const = default;
 };

@@ -67,7 +67,10 @@ class Walker {
 
   void walk(const posix::Dir& dir, const std::string& path, const ExcludeRules& inherited);
   void enter_root(const posix::Dir& dir) {
-    if (auto st = dir.stat_self()) open_dirs_.insert({st->device, st->inode});
+    if (auto st = dir.stat_self()) {
+      open_dirs_.insert({st->device, st->inode});
+      manifest_.root_mode = st->mode;
+    }
   }
   Result<Manifest> take();
 

@@ -357,7 +357,8 @@ Result<SyncReport> Pusher::run() {
   for (size_t node = 0; node < nodes_.size(); ++node) {
     if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
   }
-  send_to_nodes(all_nodes(), encode(HeadMessage{SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags}}));
+  send_to_nodes(all_nodes(), encode(HeadMessage{SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags,
+                                                           source->root_mode}}));
   if (auto waited = wait_until([&] {
         return std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) { return s.have_manifest; });
       });

@@ -148,6 +148,19 @@ except OSError: pass' "$DST/pkg/.m6.py.muster-tmp-998-3.lock"
 [[ ! -e $DST/pkg/.m6.py.muster-tmp-998-3 ]] || fail "stale temporary next to a FIFO lock left in place"
 rm -f "$DST/pkg/.m6.py.muster-tmp-998-3.lock"
 
+# --- the destination's root gets the source root's mode, and what the sync makes is never wider than the source
+# (issue 27, item 8): a 0700 source arrives in a 0700 root, below parents the sync made 0700 too
+mkdir -p "$WORK/private/sub"
+echo secret >"$WORK/private/sub/f"
+chmod 700 "$WORK/private"
+sync_run "$WORK/private" --to "$WORK/made/below/private"
+[[ $RC == 0 ]] || fail "sync of a 0700 source: exit $RC: $OUT"
+assert_eq 700 "$(stat -c %a "$WORK/made/below/private")" "mode of the destination root (the source root's)"
+assert_eq 700 "$(stat -c %a "$WORK/made/below")" "mode of a parent the sync made for the destination"
+chmod 750 "$WORK/private"
+sync_run "$WORK/private" --to "$WORK/made/below/private"
+assert_eq 750 "$(stat -c %a "$WORK/made/below/private")" "mode of the destination root after the source's changed"
+
 # --- links that leave the tree. An absolute link elsewhere means the same at any path: kept as a link, counted.
 ln -s /etc/passwd "$SRC/abs_link"
 sync_run "$SRC" --to "$DST"
