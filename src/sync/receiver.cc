@@ -46,6 +46,19 @@ std::string temp_name(const std::string& name, const std::string& writer, std::s
   return fmt::format(".{}{}{}-{}", stem, kTempMarker, writer, what);
 }
 
+// Why the root of `tree` is no fresh private directory (SyncOpen kSyncFreshRoot), or "": made by this session, or
+// an empty one of this user's that nobody else can enter and whose name is no link (an earlier SyncOpen of the
+// same push, which sent nothing, made it).
+std::string fresh_root(const DestTree& tree) {
+  if (tree.created_root()) return "";
+  auto link = posix::lstat_path(tree.root());
+  auto st = tree.dir().stat_self();
+  auto names = tree.dir().names();
+  bool fresh = link && *link && !(*link)->is_link() && st && st->uid == posix::effective_uid() &&
+               (st->mode & 077) == 0 && names && names->empty();
+  return fresh ? "" : fmt::format("{} exists already: a new private directory was expected there", tree.root());
+}
+
 // A file being received: its temporary, what it must turn out to be, and how far it got.
 struct Incoming {
   SyncFile header;
@@ -131,6 +144,12 @@ std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
     return fail(opened.error().message);
   }
   tree.emplace(std::move(*opened));
+  if ((m.flags & kSyncFreshRoot) != 0 && !dry_run) {
+    if (auto fresh = fresh_root(*tree); !fresh.empty()) {
+      tree.reset();
+      return fail(fresh);
+    }
+  }
   if (!dry_run && root_mode != 0) tree->give_existing_root(root_mode);
   cache = HashCache::load(HashCache::path_for(m.root));
   auto manifest = scan_tree(m.root, *rules, &cache);

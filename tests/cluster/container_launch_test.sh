@@ -3,7 +3,9 @@
 # `muster doctor --container-image` with real podman on 3 testbed nodes (`testbed up 3 --containers --mesh`),
 # the image built from Debian packages (tests/cluster/container-image, python3-torch):
 #   1. push: the image in the head's own store goes to 3 nodes that lack it (through the relay chain), every
-#      node then holds the same id; a second push moves nothing.
+#      node then holds the same id; a second push moves nothing. 1b. --stage DIR: a fresh private directory below
+#      DIR, never a planted DIR/<id> link (whose target the removal round would empty); the nodes' image
+#      directories are private (0700).
 #   2. DDP 3 x 2 in containers (examples/ddp_train.py): exit 0, every rank's checksum line in its rank log, on
 #      the planned node, all checksums identical; each rank ran inside a container named after the job
 #      (muster-<job>-<node rank>) with the working directory mounted at the same path, the limits asked for,
@@ -75,6 +77,31 @@ push() {
   assert_contains "$(cat "$out")" "0 of 3 nodes need it; already there: node1, node2, node3" "second push"
   [[ $(cat "$out") != *sending* ]] || fail "the second push sent the image again: $(cat "$out")"
   step "1. again: nothing to send, $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s"
+}
+
+# Issue 27, items 7 and 8: `image push --stage DIR` goes into a fresh private directory below DIR, never into a
+# predictable DIR/<image id> that another user could have made, or made a link to one of the user's directories
+# (which the removal round would empty); the directories the push's sync made on the nodes are private (0700).
+push_stage() {
+  local out=$SCRATCH/push-stage.out left
+  step "1b. image push --stage: a fresh private directory, a planted DIR/<id> link left alone"
+  assert_eq 700 "$("${NODE_SSH[@]}" node1 stat -c %a "$MUX_HOME/muster/images")" \
+    "mode of the images directory the first push's sync made on node1"
+  node_podman node1 rmi -f "$IMAGE_NAME" >/dev/null 2>&1 || fail "podman rmi on node1"
+  # On node1: /tmp/stage/<id> is a link to a directory of the user's holding a file it must keep.
+  "${NODE_SSH[@]}" node1 "rm -rf /tmp/stage /tmp/victim && mkdir -p /tmp/stage /tmp/victim && chmod 1777 /tmp/stage &&
+    echo keep >/tmp/victim/keep && ln -s /tmp/victim /tmp/stage/$IMAGE_ID"
+  head_muster image push "$IMAGE_NAME" "${MUSTER_SSH[@]}" -w node1 --stage /tmp/stage >"$out" 2>&1 ||
+    fail "image push --stage failed: $(cat "$out")"
+  assert_eq "$IMAGE_ID" "$(node_image_id node1)" "image id on node1 after the push with --stage"
+  assert_eq keep "$("${NODE_SSH[@]}" node1 cat /tmp/victim/keep 2>&1)" "the file in the directory a planted link named"
+  left=$("${NODE_SSH[@]}" node1 'ls -A /tmp/stage /tmp/victim')
+  assert_eq "/tmp/stage:
+$IMAGE_ID
+
+/tmp/victim:
+keep" "$left" "what is left in the stage directory (the planted link only) and in the linked directory"
+  step "1b. pushed through a fresh private directory; the planted link and its directory untouched"
 }
 
 ddp() {
@@ -387,6 +414,7 @@ main() {
   set_container_args
   head_store
   push
+  push_stage
   ddp
   exact_logs
   per_node_torchrun
