@@ -730,6 +730,7 @@ int Agent::run() {
   if (!head_gone_) flush_to_head();
   // Whatever the workers left behind in their process groups (a `cmd &` in a shell worker) ends with us.
   signal_workers(protocol::kAllWorkers, SIGKILL);
+  setup_.finish(head_gone_);  // (issue 27 item 12) the job's node directory goes if it ended well here (run_state.h)
   return head_gone_ ? 1 : 0;
 }
 

@@ -182,6 +182,25 @@ Result<void> Dir::remove(const std::string& name, bool directory) const {
   return {};
 }
 
+Result<void> Dir::remove_tree(const std::string& name, int max_depth) const {
+  auto st = stat(name);
+  if (!st) return st.error();
+  if (!*st) return {};
+  if ((*st)->is_dir()) {
+    if (max_depth <= 0) return sys_error(ELOOP);
+    auto below = open_dir(name);
+    if (!below) return below.error().sys == ENOENT ? Result<void>() : Result<void>(below.error());
+    auto names = below->names();
+    if (!names) return names.error();
+    for (const auto& entry : *names) {
+      if (auto removed = below->remove_tree(entry, max_depth - 1); !removed) return removed;
+    }
+  }
+  auto removed = remove(name, (*st)->is_dir());
+  if (!removed && removed.error().sys != ENOENT) return removed;
+  return {};
+}
+
 Result<void> Dir::rename(const std::string& from, const std::string& to) const {
   if (::renameat(fd_.get(), from.c_str(), fd_.get(), to.c_str()) != 0) return sys_error(errno);
   return {};

@@ -82,6 +82,9 @@ class Dir {
   // EEXIST is an error the caller may accept (check `sys`).
   Result<void> make_dir(const std::string& name, uint32_t mode) const;
   Result<void> remove(const std::string& name, bool directory) const;
+  // Removes `name` and, when it is a directory, everything below it, never through a link (a link is removed
+  // itself); at most `max_depth` levels deep (deeper is an error, ELOOP). A missing `name` is fine.
+  Result<void> remove_tree(const std::string& name, int max_depth = 32) const;
   Result<void> rename(const std::string& from, const std::string& to) const;
   Result<void> symlink(const std::string& target, const std::string& name) const;
   // A new name `to` in `to_dir` for the file `name` here (a hard link; a symbolic link `name` is linked itself,
