@@ -7,7 +7,9 @@
 
 namespace muster::container {
 
-std::string existing_agent_dir(std::string_view build_id) { return fmt::format("/tmp/.muster-{}", build_id); }
+std::string existing_agent_dir(std::string_view build_id, std::string_view random) {
+  return fmt::format("/tmp/.muster-{}-{}", build_id, random);
+}
 
 std::vector<std::string> agent_command(std::string_view dir, const std::vector<std::string>& agent_args) {
   std::string base(dir);

@@ -22,9 +22,11 @@
 
 namespace muster::container {
 
-// Where the agent's files are inside a new container (a read-only mount) and inside an existing one (copied).
+// Where the agent's files are inside a new container (a read-only mount) and inside an existing one (copied, into
+// a fresh directory for every start: /tmp/.muster-<build id>-<random>, made by the copy from a private one, 0700;
+// never a fixed path another process in the container could make first or swap files in).
 inline constexpr std::string_view kAgentDirInContainer = "/run/muster";
-std::string existing_agent_dir(std::string_view build_id);  // /tmp/.muster-<build id>
+std::string existing_agent_dir(std::string_view build_id, std::string_view random);
 
 // The agent's files on the node: the executable and the loader and libraries it runs with. In the container
 // they all sit in one directory under fixed names (file name -> node path).

@@ -21,7 +21,8 @@
 #   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client (or master) to node2: within 2 s no
 #      job process is left on any node, the head exits non-zero naming node2, and no container is left.
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
-#      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
+#      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay. The agent
+#      runs from a fresh directory per start (/tmp/.muster-<build id>-<random>), removed once it runs.
 #   8. doctor --container-image: node2 without the image and node3 holding another image under the name are
 #      both named (exit 2), and `launch --preflight` starts nothing; push repairs both (node3's image replaced),
 #      with the head's cache in a directory the nodes see at the same path (as a shared home): the head's cached
@@ -276,9 +277,19 @@ existing_containers() {
     fail "job in existing containers failed: $(cat "$out")"
   assert_eq "$WORLD" "$(grep -c 'in /run/podman-init -- sleep infinity' "$out" || true)" \
     "ranks that ran inside the running containers ($(cat "$out"))"
+  # Issue 27, item 10: the agent ran from a fresh directory of its own, gone once it ran (never a fixed
+  # /tmp/.muster-<build id> that a process in the container could make first or swap files in).
+  assert_eq "" "$(node_podman node1 exec "$name" sh -c 'ls -a /tmp | grep "^\.muster-" || true')" \
+    "agent directories left in the container's /tmp after a job"
   start_muster "$out" --job-id "$job" --run-dir "$SCRATCH/existing2" -w "node[1-$NODES]" \
     --nproc-per-node "$PER_NODE" --container "$name" -- sh -c 'echo up; sleep 100 & wait'
   wait_until 30 eval '(($(grep -c "] up" "$out") == WORLD))' || fail "job did not start: $(cat "$out")"
+  local agent_dir
+  agent_dir=$(node_podman node1 exec "$name" sh -c 'cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" "\n" |
+    grep -o "^/tmp/\.muster-[0-9a-f]*-[0-9a-f]*" | sort -u')
+  [[ $agent_dir =~ ^/tmp/\.muster-[0-9a-f]{16}-[0-9a-f]{16}$ ]] ||
+    fail "the running agent's directory in the container is not a fresh one: '$agent_dir'"
+  node_podman node1 exec "$name" test ! -e "$agent_dir" || fail "the running agent's directory $agent_dir is still there"
   t0=$(now_us)
   kill -KILL "$MUSTER_PID"
   wait_exit "$MUSTER_PID" 5

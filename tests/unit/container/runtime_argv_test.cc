@@ -88,12 +88,12 @@ TEST(ExecAgentArgv, JoinsTheRunningContainer) {
   ContainerSpec spec;
   spec.existing = "train-node1";
   Argv expected = {"docker", "exec", "-i", "-e", "SSH_CONNECTION", "train-node1",
-                   "/tmp/.muster-3e98/ld.so", "--library-path", "/tmp/.muster-3e98", "/tmp/.muster-3e98/muster",
-                   "agent", "--nonce", "abc", "--heartbeat-ms", "1000"};
-  EXPECT_EQ(exec_agent_argv(Runtime::docker, spec, existing_agent_dir("3e98"), {"SSH_CONNECTION"}, kAgentArgs),
+                   "/tmp/.muster-3e98-7f01/ld.so", "--library-path", "/tmp/.muster-3e98-7f01",
+                   "/tmp/.muster-3e98-7f01/muster", "agent", "--nonce", "abc", "--heartbeat-ms", "1000"};
+  EXPECT_EQ(exec_agent_argv(Runtime::docker, spec, existing_agent_dir("3e98", "7f01"), {"SSH_CONNECTION"}, kAgentArgs),
             expected);
   expected[0] = "podman";
-  EXPECT_EQ(exec_agent_argv(Runtime::podman, spec, existing_agent_dir("3e98"), {"SSH_CONNECTION"}, kAgentArgs),
+  EXPECT_EQ(exec_agent_argv(Runtime::podman, spec, existing_agent_dir("3e98", "7f01"), {"SSH_CONNECTION"}, kAgentArgs),
             expected);
 }
 
