@@ -4,6 +4,7 @@
 
 #include "container/agent_files.h"
 #include "container/gpu_flags.h"
+#include "container/node_ulimits.h"
 #include "container/node_probe.h"
 #include "container/runtime_argv.h"
 #include "posix/dir.h"
@@ -165,7 +166,9 @@ int enter_container(const ContainerSpec& spec, const std::vector<std::string>& o
     auto gpus = gpu_flags(*runtime, spec.gpus, gather_gpu_facts());
     if (!gpus) return fail(gpus.error().message);
     bool tty = posix::is_terminal(0) || posix::is_terminal(1) || posix::is_terminal(2);
-    argv = run_agent_argv(*runtime, spec, *files, *gpus, env, agent_args, tty);
+    ContainerSpec limited = spec;  // the node's own nofile and nproc for podman (node_ulimits.h)
+    limited.ulimits = ulimits_for_node(spec.ulimits, *runtime, this_node_limits());
+    argv = run_agent_argv(*runtime, limited, *files, *gpus, env, agent_args, tty);
   }
   return fail(posix::exec_program(argv).message);
 }

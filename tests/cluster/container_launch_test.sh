@@ -269,7 +269,7 @@ existing_containers() {
   local job=ct-existing-$$ out=$SCRATCH/existing.out node t0 name=ct-svc
   step "7. --container $name: ranks inside running containers"
   for node in node1 node2 node3; do
-    node_podman "$node" run -d --name "$name" --label ct.test=1 --network host --ipc host --init -v "$REPO:$REPO" \
+    node_podman "$node" run -d --name "$name" --label ct.test=1 --network host --ipc host --init "${PODMAN_LIMITS[@]}" -v "$REPO:$REPO" \
       "$IMAGE_NAME" sleep infinity >/dev/null
   done
   muster_launch --run-dir "$SCRATCH/existing" -w "node[1-$NODES]" --nproc-per-node "$PER_NODE" \
@@ -305,7 +305,7 @@ doctor_images() {
   local out=$SCRATCH/doctor.out rc=0
   step "8. doctor: node2 without the image, node3 with another image under its name"
   node_podman node2 rmi -f "$IMAGE_NAME" >/dev/null
-  node_podman node3 run --name ct-change --network host "$IMAGE_NAME" sh -c 'echo changed > /changed' >/dev/null
+  node_podman node3 run --name ct-change --network host "${PODMAN_LIMITS[@]}" "$IMAGE_NAME" sh -c 'echo changed > /changed' >/dev/null
   node_podman node3 commit -q ct-change "$IMAGE_NAME" >/dev/null
   node_podman node3 rm ct-change >/dev/null
   XDG_CACHE_HOME=$MUX_HOME "$MUSTER" doctor "${MUSTER_SSH[@]}" -w "node[1-$NODES]" --no-ssh-matrix \
@@ -342,7 +342,7 @@ doctor_images() {
   assert_contains "$(cat "$out")" "ok    $IMAGE_NAME is ${IMAGE_ID:0:12} on all 3 nodes" "doctor after the repair"
   # The versions doctor reports are those inside the image, as python3 there reads them.
   local inside
-  inside=$(node_podman node1 run --rm --network host --entrypoint python3 "$IMAGE_NAME" -c \
+  inside=$(node_podman node1 run --rm --network host "${PODMAN_LIMITS[@]}" --entrypoint python3 "$IMAGE_NAME" -c \
     'import importlib.metadata as m, sys; print("python %d.%d.%d, torch %s" % (*sys.version_info[:3], m.version("torch")))')
   assert_contains "$(cat "$out")" "identical on every node (python inside $IMAGE_NAME): $inside" "doctor after the repair"
   step "8. repaired: the same id on all 3 nodes; $inside inside the image on every node"
@@ -366,7 +366,7 @@ doctor_versions() {
   step "8c. doctor --json: torch and NCCL versions read inside the image on every node"
   for ((k = 1; k <= NODES; k++)); do
     node=node$k
-    node_podman "$node" run --name ct-versions --network host "$IMAGE_NAME" sh -c '
+    node_podman "$node" run --name ct-versions --network host "${PODMAN_LIMITS[@]}" "$IMAGE_NAME" sh -c '
       site=$(python3 -c "import site; print(site.getsitepackages()[0])") && k=$1 &&
       mkdir -p "$site/torch-1.13.1+node$k.dist-info" "$site/nvidia_nccl_cu12-2.99.$k.dist-info" &&
       printf "Metadata-Version: 2.1\nName: torch\nVersion: 1.13.1+node%s\n" "$k" \

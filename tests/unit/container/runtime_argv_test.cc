@@ -106,8 +106,13 @@ TEST(ImageArgv, InspectSaveLoadTagProbe) {
   EXPECT_EQ(load_argv(Runtime::podman, "/c/i.tar"), (Argv{"podman", "load", "--quiet", "-i", "/c/i.tar"}));
   EXPECT_EQ(load_argv(Runtime::docker, "/c/i.tar"), (Argv{"docker", "load", "--quiet", "-i", "/c/i.tar"}));
   EXPECT_EQ(tag_argv(Runtime::docker, "6fb5", "img:1"), (Argv{"docker", "tag", "6fb5", "img:1"}));
-  EXPECT_EQ(probe_argv(Runtime::podman, "img:1", "python3", {"-c", "print(1)"}),
-            (Argv{"podman", "run", "--rm", "--pull", "never", "--network", "host", "--entrypoint", "python3", "img:1",
+  // podman: the node's own nofile and nproc (it would ask for its maximum of each: node_ulimits.h).
+  NodeLimits node{1024, 20000, 32768, 32768};
+  EXPECT_EQ(probe_argv(Runtime::podman, "img:1", "python3", {"-c", "print(1)"}, node),
+            (Argv{"podman", "run", "--rm", "--pull", "never", "--network", "host", "--ulimit", "nofile=1024:20000",
+                  "--ulimit", "nproc=32768:32768", "--entrypoint", "python3", "img:1", "-c", "print(1)"}));
+  EXPECT_EQ(probe_argv(Runtime::docker, "img:1", "python3", {"-c", "print(1)"}, node),
+            (Argv{"docker", "run", "--rm", "--pull", "never", "--network", "host", "--entrypoint", "python3", "img:1",
                   "-c", "print(1)"}));
 }
 
