@@ -13,8 +13,8 @@ struct NodeImageOptions {
   std::string image;    // the name
   std::string load;     // an archive to load first ("" = only report)
   std::string expect;   // the id the image must have after the load
-  std::string remove;   // an archive (and the directory holding only it) to delete, unless it is the head's
-                        // (remove_pushed_archive); nothing else is done
+  std::string remove;   // an archive (and the directory holding it, once empty) to delete, unless it is the
+                        // head's (remove_pushed_archive); nothing else is done
 };
 
 // What the node answers (also what the head parses): runtime "" when none is installed; id "" when the image
@@ -31,8 +31,10 @@ struct NodeImageState {
 // the head, or the head's own machine) and leaves it alone.
 inline constexpr const char* kHeadCacheMarker = ".muster-head-cache";
 
-// Deletes the archive `path` and the directory holding it (the sync made it for the archive alone), unless that
-// directory holds kHeadCacheMarker. Returns whether it removed them.
+// Deletes the archive `path` (that file alone, by name, never through a link) and then the directory holding it
+// if that left it empty (the sync made it for the archive), unless that directory holds kHeadCacheMarker.
+// Returns whether it got that far. Before a load, the archive must be this user's alone in a private directory
+// (checked on the node: load()).
 bool remove_pushed_archive(const std::string& path);
 
 std::string to_json(const NodeImageState& state);

@@ -199,7 +199,10 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     sync_head::SyncOptions sync;
     sync.connect = only(options.connect, need);
     sync.source = dir;
-    sync.to = options.stage.empty() ? dir : options.stage + "/" + report.id;
+    // --stage DIR: a fresh private directory per push, made by the sync (0700, never through a link, refused if
+    // it is there already: kSyncFreshRoot), so nobody else can put an archive of theirs in its place.
+    sync.to = options.stage.empty() ? dir : options.stage + "/muster-image-" + random_hex(16);
+    sync.fresh_destination = !options.stage.empty();
     sync.quiet = true;
     sync.fanout = options.fanout;
     say(options, fmt::format("sending {} ({}) to {}", kArchiveName, sync_head::format_size(report.archive_bytes),

@@ -123,6 +123,9 @@ Result<void> make_node_caches(const LaunchRequest& request, LaunchOptions& optio
 
 Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   LaunchOptions options = request.job;
+  if (!options.job_id.empty()) {  // a file name in the registry, a directory and container name
+    if (auto why = job_id_problem(options.job_id); !why.empty()) return make_error(ErrorKind::usage, "--job-id: {}", why);
+  }
   auto nodes = head::resolve_hosts(request.hosts);
   if (!nodes) return nodes.error();
   options.plan = cluster::make_rank_plan(*nodes);

@@ -1,5 +1,6 @@
 #include "setup/node_ops.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,9 +62,9 @@ int hosts_block_op(const NodeOpOptions& options) {
       return 1;
     }
   }
-  auto current = posix::read_text_file(options.file);
+  auto current = posix::read_regular_file(options.file, true);  // /etc/hosts: a FIFO there must not block
   if (!current) {
-    fmt::print(stderr, "cannot read {}\n", options.file);
+    fmt::print(stderr, "cannot read {}: {}\n", options.file, current.error().message);
     return 1;
   }
   auto own = posix::hostname();
@@ -74,7 +75,11 @@ int hosts_block_op(const NodeOpOptions& options) {
 }
 
 int add_lines_op(const NodeOpOptions& options) {
-  auto read = posix::read_text_file(options.file);  // missing: made below (unless a dry run)
+  auto read = posix::read_regular_file(options.file, true);  // missing: made below (unless a dry run)
+  if (!read && read.error().sys != ENOENT) {
+    fmt::print(stderr, "cannot read {}: {}\n", options.file, read.error().message);
+    return 1;
+  }
   bool existed = read.has_value();
   std::string current = existed ? *read : "";
   if (!existed && !options.dry_run) {
@@ -91,7 +96,7 @@ int add_lines_op(const NodeOpOptions& options) {
 int ssh_identity_op(const NodeOpOptions& options) {
   std::string ssh_dir = home() + "/.ssh";
   for (const char* name : {"id_ed25519", "id_ecdsa", "id_rsa"}) {
-    auto key = posix::read_text_file(ssh_dir + "/" + name + ".pub");
+    auto key = posix::read_regular_file(ssh_dir + "/" + name + ".pub", true);
     if (key && fs::exists(ssh_dir + "/" + name)) {
       fmt::print("key {}\n", key->substr(0, key->find('\n')));
       return 0;
