@@ -1,5 +1,6 @@
 // `muster node <op>`: hidden; what the head's features run on every node: setup's file edits and key
-// (setup/node_ops.h), doctor's facts, cross-node checks and bandwidth probes (doctor/gather.h, cross_checks.h, bandwidth_probe.h),
+// (setup/node_ops.h), doctor's facts, cross-node checks and bandwidth probes (doctor/node/gather.h,
+// doctor/node/cross_checks.h, doctor/bandwidth/probe.h),
 // launch's node-local cache directory (launch/node_caches.h) and image push's image id and load
 // (image/node_image.h).
 #include <fmt/core.h>
@@ -7,10 +8,10 @@
 #include "cli/exit_codes.h"
 #include "cli/parse.h"
 #include "cli/subcommands.h"
-#include "doctor/bandwidth_probe.h"
-#include "doctor/gather.h"
+#include "doctor/bandwidth/probe.h"
+#include "doctor/node/gather.h"
 #include "doctor/probe_token.h"
-#include "doctor/cross_checks.h"
+#include "doctor/node/cross_checks.h"
 #include "image/node_image.h"
 #include "launch/node_caches.h"
 #include "setup/node_ops.h"
@@ -57,7 +58,7 @@ int run_node(const std::vector<std::string>& args) {
   facts->add_flag("--caches", gather.caches, "the job's cache directories (HF_HOME, TORCH_HOME, ...) here");
   doctor::MarkerOptions markers;
   bool mark_caches = false;
-  facts->add_option("--marker", markers.marker, "write this run's marker files (cross_checks.h)");
+  facts->add_option("--marker", markers.marker, "write this run's marker files (doctor/node/cross_checks.h)");
   facts->add_option("--mark-path", markers.paths, "write the marker into this path (node 0)");
   facts->add_flag("--mark-caches", mark_caches, "write the marker, with --node-index, into the caches' directories");
   facts->add_option("--node-index", markers.node_index, "this node's index (the caches' markers)");

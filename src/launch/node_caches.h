@@ -1,5 +1,5 @@
 // `muster launch --node-local-caches`: every node's job writes its caches (Hugging Face, torch, Triton, ~/.cache:
-// doctor/cache_dirs.h) into a directory of its own on that node, so nodes that share a filesystem (an NFS home)
+// doctor/node/cache_dirs.h) into a directory of its own on that node, so nodes that share a filesystem (an NFS home)
 // never write one cache at once.
 //
 // The directory is chosen and made on the node, in the node's view: `muster node cache-dir` (run on every node

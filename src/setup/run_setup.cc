@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "doctor/ssh_matrix.h"
+#include "doctor/ssh/matrix.h"
 #include "head/node_runs.h"
 #include "setup/hosts_entries.h"
 #include "posix/signals.h"
