@@ -9,7 +9,9 @@
 #include "doctor/checks/checks.h"
 #include "doctor/checks/cache_sharing.h"
 #include "doctor/node/node_facts.h"
+#include "doctor/node/node_ops.h"
 #include "doctor/probe_token.h"
+#include "head/node_op.h"
 #include "head/node_runs.h"
 #include "doctor/ssh/matrix.h"
 #include "doctor/node/tree_hash.h"
@@ -37,19 +39,19 @@ struct CrossRun {
 
 head::NodeCommand facts_command(const ExamineOptions& flags, const std::vector<std::string>& names,
                                 const CrossRun& cross, size_t node) {
-  std::vector<std::string> argv = {head::kNodeMuster, "node", "facts", "--python", flags.python};
-  argv.insert(argv.end(), {"--marker", cross.marker, "--node-index", std::to_string(node)});
-  if (cross.shared_fs && node == 0) {
-    for (const auto& path : flags.paths) argv.insert(argv.end(), {"--mark-path", path});
-  }
-  if (cross.caches) argv.push_back("--mark-caches");
-  for (const auto& path : flags.paths) argv.insert(argv.end(), {"--path", path});
-  for (const auto& name : names) argv.insert(argv.end(), {"--resolve", name});
-  if (flags.import_torch) argv.push_back("--import-torch");
-  if (flags.shared_caches) argv.push_back("--caches");
-  if (!flags.container_image.empty()) argv.insert(argv.end(), {"--container-image", flags.container_image});
-  if (!flags.container_runtime.empty()) argv.insert(argv.end(), {"--container-runtime", flags.container_runtime});
-  return head::NodeCommand{argv, flags.job_env};
+  FactsOp op;
+  op.gather.python = flags.python;
+  op.markers.marker = cross.marker;
+  op.markers.node_index = static_cast<int>(node);
+  if (cross.shared_fs && node == 0) op.markers.paths = flags.paths;
+  op.mark_caches = cross.caches;
+  op.gather.paths = flags.paths;
+  op.gather.resolve = names;
+  op.gather.import_torch = flags.import_torch;
+  op.gather.caches = flags.shared_caches;
+  op.gather.container_image = flags.container_image;
+  op.gather.container_runtime = flags.container_runtime;
+  return head::node_op_command(op, flags.job_env);
 }
 
 // Facts of every node; a node that could not report gets an error finding instead.
@@ -189,26 +191,23 @@ Result<std::vector<head::NodeRun>> run_cross_round(head::AgentPool& pool, const 
                                                    const CrossRun& cross, const std::string& master_address) {
   int seconds = cross.ssh_fast ? fast_check_seconds(names.size()) : kMasterPortSeconds;
   return head::run_on_nodes(pool, [&](size_t node) {
-    std::vector<std::string> argv = {head::kNodeMuster, "node", "cross", "--marker", cross.marker, "--seconds",
-                                     std::to_string(seconds)};
-    if (cross.ssh_fast) {
-      for (auto& arg : fast_check_args(names, node, cross.mesh_port)) argv.push_back(std::move(arg));
-    }
-    if (cross.shared_fs) {
-      for (const auto& path : options.paths) argv.insert(argv.end(), {"--seen", path});
-    }
+    CrossOp op;
+    op.cross.marker = cross.marker;
+    op.cross.seconds = seconds;
+    if (cross.ssh_fast) add_fast_check(op.cross, names, node, cross.mesh_port);
+    if (cross.shared_fs) op.cross.seen_paths = options.paths;
     if (cross.caches) {
       for (const auto& cache : facts[node].caches) {
-        argv.insert(argv.end(), {"--cache-dir", cache.probe.empty() ? "/nonexistent" : cache.probe});
+        op.cross.cache_dirs.push_back(cache.probe.empty() ? "/nonexistent" : cache.probe);
       }
     }
     if (cross.master_port > 0 && node == 0) {
-      argv.insert(argv.end(), {"--master-listen", std::to_string(cross.master_port), "--master-expect",
-                               std::to_string(names.size() - 1)});
+      op.cross.master_listen = cross.master_port;
+      op.cross.master_expect = static_cast<int>(names.size() - 1);
     } else if (cross.master_port > 0) {
-      argv.insert(argv.end(), {"--master-connect", fmt::format("{}:{}", master_address, cross.master_port)});
+      op.master_connect = fmt::format("{}:{}", master_address, cross.master_port);
     }
-    return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + cross.token}};
+    return head::node_op_command(op, {std::string(kProbeTokenEnv) + "=" + cross.token});
   }, fast_check_timeout_ms(names.size()));
 }
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "doctor/bandwidth/probe.h"
 #include "doctor/probe_token.h"
+#include "head/node_op.h"
 #include "head/node_runs.h"
 
 namespace muster::doctor {
@@ -19,7 +21,9 @@ std::string address_of(head::AgentPool& pool, size_t node) {
 // Every node's port for this test; 0 where a node could not pick one (its incoming links then fail).
 Result<std::vector<int>> pick_ports(head::AgentPool& pool) {
   auto runs = head::run_on_nodes(pool, [](size_t) {
-    return head::NodeCommand{{head::kNodeMuster, "node", "bw", "--pick-port"}, {}};
+    BandwidthProbeOp op;
+    op.pick_port = true;
+    return head::node_op_command(op);
   }, kPickTimeoutMs);
   if (!runs) return runs.error();
   std::vector<int> ports(runs->size(), 0);
@@ -33,20 +37,21 @@ Result<std::vector<int>> pick_ports(head::AgentPool& pool) {
 head::NodeCommand round_command(head::AgentPool& pool, const std::vector<Link>& round,
                                 const std::vector<int>& ports, double seconds, double warmup, int timeout_ms,
                                 const std::string& token, size_t node) {
-  std::vector<std::string> argv = {head::kNodeMuster, "node", "bw", "--seconds", fmt::format("{}", seconds),
-                                   "--warmup", fmt::format("{}", warmup), "--timeout-ms", std::to_string(timeout_ms)};
-  int incoming = 0, outgoing = 0;
+  BandwidthProbeOp op;
+  op.probe.seconds = seconds;
+  op.probe.warmup = warmup;
+  op.probe.timeout_ms = timeout_ms;
+  int incoming = 0;
   for (const auto& link : round) {
     if (link.to == node) ++incoming;
-    if (link.from != node) continue;
-    ++outgoing;
-    argv.insert(argv.end(), {"--to", fmt::format("{}:{}", address_of(pool, link.to), ports[link.to])});
+    if (link.from == node) op.to.push_back(fmt::format("{}:{}", address_of(pool, link.to), ports[link.to]));
   }
   if (incoming > 0) {
-    argv.insert(argv.end(), {"--listen", std::to_string(ports[node]), "--accept", std::to_string(incoming)});
+    op.probe.listen_port = ports[node];
+    op.probe.accept = incoming;
   }
-  if (incoming + outgoing == 0) argv = {"true"};  // not in this round (the odd node out)
-  return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
+  if (incoming == 0 && op.to.empty()) return head::NodeCommand{{"true"}, {}};  // not in this round (the odd node out)
+  return head::node_op_command(op, {std::string(kProbeTokenEnv) + "=" + token});
 }
 
 // The samples of a round, in the order of its links: the k-th link from a node is its k-th `bw` line.

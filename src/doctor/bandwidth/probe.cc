@@ -182,4 +182,18 @@ Result<std::string> pick_probe_port() {
   return fmt::format("port {}\n", *port);
 }
 
+Result<int> BandwidthProbeOp::run(const BandwidthProbeOp& op) {
+  ProbeOptions probe = op.probe;
+  for (const auto& text : op.to) {
+    auto peer = parse_probe_peer(text);
+    if (!peer) return peer.error();
+    probe.to.push_back(std::move(*peer));
+  }
+  probe.token = probe_token_from_environment();
+  auto out = op.pick_port ? pick_probe_port() : run_bandwidth_probe(probe);
+  if (!out) return out.error();
+  fmt::print("{}", *out);
+  return 0;
+}
+
 }  // namespace muster::doctor

@@ -25,6 +25,7 @@ struct ProbeOptions {
   struct Peer {
     std::string host;
     int port = 0;
+    bool operator==(const Peer&) const = default;
   };
   std::vector<Peer> to;   // send to each, one after the other
   double seconds = 2;     // streaming time after the warm-up; 0: only the ping-pongs (a latency round)
@@ -32,6 +33,7 @@ struct ProbeOptions {
   int pings = 10;
   int timeout_ms = 15'000;
   std::string token;      // this run's (probe_token.h); connections without it are closed, not served
+  bool operator==(const ProbeOptions&) const = default;
 };
 
 // `--to HOST:PORT` (the port after the last ':', 1-65535): a usage error naming the text otherwise.
@@ -43,5 +45,27 @@ Result<std::string> run_bandwidth_probe(const ProbeOptions& options);
 
 // `muster node bw --pick-port`: a port free on every address of this node a moment ago, as "port N".
 Result<std::string> pick_probe_port();
+
+// `muster node bw` (a node operation, head/node_op.h): one round of run_bandwidth_probe, or pick_probe_port; its
+// output printed. The run's token comes from the environment (kProbeTokenEnv).
+struct BandwidthProbeOp {
+  static constexpr const char* kName = "bw";
+  static constexpr const char* kHelp = "one round of doctor's bandwidth test: serve peers, send to one";
+  bool pick_port = false;
+  ProbeOptions probe;           // its `to` comes from `to`, its token from the environment
+  std::vector<std::string> to;  // HOST:PORT
+  template <typename Self, typename Visit>
+  static void fields(Self& op, Visit& visit) {
+    visit(op.pick_port, "--pick-port", "print a free TCP port (`port N`) and exit");
+    visit(op.probe.listen_port, "--listen", "serve on this port");
+    visit(op.probe.accept, "--accept", "connections to serve");
+    visit(op.to, "--to", "send to HOST:PORT (repeatable: one after the other)");
+    visit(op.probe.seconds, "--seconds", "streaming time after the warm-up");
+    visit(op.probe.warmup, "--warmup", "seconds not counted at the start of the stream");
+    visit(op.probe.timeout_ms, "--timeout-ms", "bound on the whole round");
+  }
+  static Result<int> run(const BandwidthProbeOp& op);
+  bool operator==(const BandwidthProbeOp&) const = default;
+};
 
 }  // namespace muster::doctor

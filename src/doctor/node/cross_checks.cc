@@ -67,7 +67,6 @@ std::string run_cross_checks(const CrossOptions& options) {
   round.send = hello;
   round.retry = true;
   round.ipv4_only = true;
-  round.in_flight = options.in_flight;
   round.timeout_ms = options.seconds * 1000;
   // Listen first, so that peers that get here sooner find the ports open.
   posix::Fd mesh, master;

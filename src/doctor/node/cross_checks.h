@@ -29,7 +29,7 @@ struct CrossOptions {
   int master_port = 0;
   std::string token;               // this run's (probe_token.h)
   int seconds = 10;                // bound on the connection round
-  int in_flight = 8;               // connections being made at once
+  bool operator==(const CrossOptions&) const = default;
 };
 
 // The facts round's side (`muster node facts --marker`): node 0 writes `marker` into each shared-fs path, every
@@ -40,6 +40,7 @@ struct MarkerOptions {
   std::vector<std::string> paths;
   std::vector<std::string> cache_dirs;
   int node_index = 0;
+  bool operator==(const MarkerOptions&) const = default;
 };
 void write_markers(const MarkerOptions& options);
 

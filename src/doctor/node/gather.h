@@ -26,6 +26,7 @@ struct GatherOptions {
   // python probe run inside the image instead of on the node (NodeFacts::container).
   std::string container_image;
   std::string container_runtime;  // "" = podman if installed, else docker
+  bool operator==(const GatherOptions&) const = default;
 };
 
 NodeFacts gather(const GatherOptions& options);

@@ -22,6 +22,7 @@ struct TreeHashLimits {
   int64_t max_files = 20000;
   int64_t max_bytes = int64_t{2} << 30;    // 2 GiB
   int64_t max_named_files = 2000;          // per-file hashes are kept only for trees this small
+  bool operator==(const TreeHashLimits&) const = default;
 };
 
 struct TreeHash {

@@ -8,9 +8,11 @@
 
 #include <fmt/core.h>
 
+#include "doctor/node/node_ops.h"
 #include "doctor/probe_token.h"
 #include "doctor/ssh/pairs.h"
 #include "util/random.h"
+#include "head/node_op.h"
 #include "head/node_runs.h"
 
 namespace muster::doctor {
@@ -71,11 +73,11 @@ int pick_mesh_port(int avoid) {
 
 int fast_check_seconds(size_t nodes) { return reach_seconds(nodes); }
 
-std::vector<std::string> fast_check_args(const std::vector<std::string>& names, size_t node, int probe_port) {
+void add_fast_check(CrossOptions& cross, const std::vector<std::string>& names, size_t node, int probe_port) {
   size_t n = names.size();
-  std::vector<std::string> args = {"--kex", kFastKex, "--probe-port", std::to_string(probe_port)};
-  for (size_t k = 1; k < n; ++k) args.insert(args.end(), {"--peer", names[(node + k) % n]});
-  return args;
+  cross.kex = kFastKex;
+  cross.probe_port = probe_port;
+  for (size_t k = 1; k < n; ++k) cross.peers.push_back(names[(node + k) % n]);
 }
 
 Result<SshCheck> judge_fast_check(head::AgentPool& pool, const std::vector<std::string>& names,
@@ -169,10 +171,10 @@ Result<SshCheck> check_ssh_pairs(head::AgentPool& pool, const std::vector<std::s
     int port = pick_mesh_port(0);
     std::string token = new_probe_token();
     auto runs = head::run_on_nodes(pool, [&](size_t node) {
-      std::vector<std::string> argv = {head::kNodeMuster, "node", "cross", "--seconds",
-                                       std::to_string(fast_check_seconds(names.size()))};
-      for (auto& arg : fast_check_args(names, node, port)) argv.push_back(std::move(arg));
-      return head::NodeCommand{argv, {std::string(kProbeTokenEnv) + "=" + token}};
+      CrossOp op;
+      op.cross.seconds = fast_check_seconds(names.size());
+      add_fast_check(op.cross, names, node, port);
+      return head::node_op_command(op, {std::string(kProbeTokenEnv) + "=" + token});
     }, fast_check_timeout_ms(names.size()));
     if (!runs) return runs.error();
     return judge_fast_check(pool, names, *runs, port);

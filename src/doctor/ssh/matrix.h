@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "doctor/node/cross_checks.h"
 #include "head/agent_pool.h"
 #include "head/node_runs.h"
 #include "util/result.h"
@@ -61,7 +62,7 @@ Result<SshCheck> check_ssh_pairs(head::AgentPool& pool, const std::vector<std::s
 // `muster node cross`, the round's bound, and the judgement of the round's outputs (ssh/pairs.h), which runs a
 // real ssh for every pair in doubt.
 int pick_mesh_port(int avoid);
-std::vector<std::string> fast_check_args(const std::vector<std::string>& names, size_t node, int probe_port);
+void add_fast_check(CrossOptions& cross, const std::vector<std::string>& names, size_t node, int probe_port);
 int fast_check_seconds(size_t nodes);
 int fast_check_timeout_ms(size_t nodes);
 Result<SshCheck> judge_fast_check(head::AgentPool& pool, const std::vector<std::string>& names,
