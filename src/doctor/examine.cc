@@ -263,7 +263,11 @@ Result<Examination> examine(head::AgentPool& pool, const std::vector<std::string
     if (!runs) return runs.error();
     std::vector<std::string> outputs;
     for (const auto& run : *runs) outputs.push_back(run.out);
-    if (cross.ssh_fast) report_ssh(judge_fast_check(pool, names, *runs, cross.mesh_port), names, SshMatrixMode::fast, findings);
+    if (cross.ssh_fast) {
+      auto check = judge_fast_check(pool, names, *runs, cross.mesh_port);
+      report_ssh(check, names, SshMatrixMode::fast, findings);
+      if (check) examination.ssh = std::move(*check);
+    }
     if (cross.shared_fs) judge_shared_paths(options.paths, names, outputs, findings);
     if (cross.master_port > 0) judge_master_port(names, master_address, cross.master_port, *runs, findings);
     if (cross.caches) {
@@ -273,7 +277,9 @@ Result<Examination> examine(head::AgentPool& pool, const std::vector<std::string
     }
   }
   if (options.ssh_matrix == SshMatrixMode::full && several) {
-    report_ssh(check_ssh_pairs(pool, names, SshMatrixMode::full), names, SshMatrixMode::full, findings);
+    auto check = check_ssh_pairs(pool, names, SshMatrixMode::full);
+    report_ssh(check, names, SshMatrixMode::full, findings);
+    if (check) examination.ssh = std::move(*check);
   }
   CheckOptions checks;
   checks.code_paths = options.paths;

@@ -39,6 +39,7 @@ struct ExamineOptions {
 struct Examination {
   std::vector<Finding> findings;
   std::optional<BandwidthResult> bandwidth;  // when measured
+  std::optional<SshCheck> ssh;               // when the node-to-node ssh check ran
 };
 
 // The head's values of the cache variables `muster launch` passes to a job by default (node/cache_dirs.h).

@@ -26,6 +26,7 @@ Result<int> run_doctor(const DoctorOptions& options) {
   if (options.json) {
     auto report = report_json(findings, names);
     if (examination->bandwidth) report["bandwidth"] = bandwidth_json(names, *examination->bandwidth);
+    if (examination->ssh) report["ssh"] = ssh_check_json(names, *examination->ssh);
     fmt::print("{}\n", report.dump(2));
   } else {
     bool color = posix::is_terminal(1) && std::getenv("NO_COLOR") == nullptr;

@@ -26,8 +26,14 @@
 //                  "physical": false, "slow": true}],                   // slow: all its links are slow
 //       "links": [{"from": "node2", "to": "node3", "ok": true, "mbps": 94.9,
 //                  "rtt_us": 22.0,                // idle TCP round trip; -1 unknown
-//                  "slow": true, "error": ""}]}  // error: why ok is false
-//   }
+//                  "slow": true, "error": ""}]}, // error: why ok is false
+//     "ssh": {                                   // when the node-to-node ssh check ran (ssh/matrix.h)
+//       "mode": "fast" | "full", "pairs": 240,   // ordered pairs of nodes
+//       "handshakes": 16,                        // real ssh handshakes it took (fast: the ring's, and one per
+//                                                // pair in "confirmed")
+//       "failed": [{"from": "node2", "to": "node6", "why": "..."}],     // ssh fails; why: what is missing
+//       "confirmed": [{"from": "node1", "to": "node5", "why": "..."}]}  // fast: pairs a real ssh decided, and
+//   }                                                                   // why the facts left them in doubt
 #pragma once
 
 #include <nlohmann/json.hpp>

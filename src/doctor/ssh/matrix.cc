@@ -64,7 +64,34 @@ Result<std::vector<std::set<std::string>>> real_ssh(head::AgentPool& pool,
   return ok;
 }
 
+// Why the pair from -> to needs a real ssh of its own (judge_fast_check).
+std::string doubt(const std::vector<std::string>& names, const PairJudgement& judged, size_t before,
+                  bool ring_into_to_failed, const std::vector<bool>& reported, size_t from, size_t to) {
+  if (!reported[from]) return names[from] + " did not report";
+  if (!reported[to]) return names[to] + " did not report";
+  if (judged.verdict != PairVerdict::ok) {
+    return (judged.verdict == PairVerdict::fails ? "judged failing: " : "unsure: ") + judged.reason;
+  }
+  if (ring_into_to_failed) return fmt::format("the ring's real ssh from {} to {} failed", names[before], names[to]);
+  return "";
+}
+
 }  // namespace
+
+nlohmann::json ssh_check_json(const std::vector<std::string>& names, const SshCheck& check) {
+  auto pairs = [&](const std::vector<SshPair>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& pair : list) {
+      out.push_back({{"from", names[pair.from]}, {"to", names[pair.to]}, {"why", pair.reason}});
+    }
+    return out;
+  };
+  return {{"mode", check.mode == SshMatrixMode::full ? "full" : "fast"},
+          {"pairs", names.size() * (names.size() - 1)},
+          {"handshakes", check.handshakes},
+          {"failed", pairs(check.failed)},
+          {"confirmed", pairs(check.confirmed)}};
+}
 
 int pick_mesh_port(int avoid) {
   int port = 20000 + static_cast<int>(std::stoul(random_hex(4), nullptr, 16) % 12000);
@@ -90,6 +117,7 @@ Result<SshCheck> judge_fast_check(head::AgentPool& pool, const std::vector<std::
     views[i] = parse_ssh_view(runs[i].out);
   }
   SshCheck check;
+  check.mode = SshMatrixMode::fast;
   check.handshakes = n;  // the ring
   check.probe_port = port;
   std::vector<std::vector<std::string>> confirm(n);
@@ -122,6 +150,7 @@ Result<SshCheck> judge_fast_check(head::AgentPool& pool, const std::vector<std::
       if (judged.verdict == PairVerdict::ok && !ring_into_to_failed && reported[from] && reported[to]) continue;
       confirm[from].push_back(names[to]);
       reasons[from][to] = reason;
+      check.confirmed.push_back({from, to, doubt(names, judged, before, ring_into_to_failed, reported, from, to)});
     }
   }
   size_t confirmations = 0;
@@ -182,6 +211,7 @@ Result<SshCheck> check_ssh_pairs(head::AgentPool& pool, const std::vector<std::s
   auto failed = failed_ssh_pairs(pool, names);
   if (!failed) return failed.error();
   SshCheck check;
+  check.mode = SshMatrixMode::full;
   check.failed = std::move(*failed);
   check.handshakes = names.size() * (names.size() - 1);
   return check;

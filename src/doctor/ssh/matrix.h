@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "doctor/node/cross_checks.h"
 #include "head/agent_pool.h"
 #include "head/node_runs.h"
@@ -43,12 +45,20 @@ struct SshPair {
 };
 
 struct SshCheck {
+  SshMatrixMode mode = SshMatrixMode::fast;
   std::vector<SshPair> failed;  // the ordered pairs for which ssh fails; empty when the mesh is complete
   size_t handshakes = 0;        // real ssh handshakes it took (the ring's, the confirmations, or N×(N-1))
   // Fast mode: the TCP links between every ordered pair (to the peer's probe port at the address its ssh uses).
   int probe_port = 0;           // 0: no links were tried (full mode)
   std::vector<SshPair> unlinked;  // pairs whose link failed, reason = why
+  // Fast mode: the pairs off the ring that the facts left in doubt, so a real ssh of their own decided them;
+  // reason = why they were in doubt. None on a healthy cluster whose nodes' ssh the check can follow.
+  std::vector<SshPair> confirmed;
 };
+
+// The "ssh" object of doctor's JSON report (checks/report.h): the mode, the real handshakes and, for each pair a
+// real ssh had to decide, why.
+nlohmann::json ssh_check_json(const std::vector<std::string>& names, const SshCheck& check);
 
 // The full matrix: the ordered pairs (node indexes into `names`) for which ssh failed. A node that could not run
 // the check at all counts as failing towards every other node.

@@ -25,7 +25,8 @@ struct PeerView {
   bool identities_only = false;
   bool proxy = false;           // ProxyCommand/ProxyJump: reachability and host key are the proxy's business
   bool known_unsure = false;    // a known_hosts path this check cannot expand (a %token)
-  bool identity_unsure = false;  // an identity whose public key could not be read (no .pub, passphrase, %token)
+  bool identity_unsure = false;  // an identity whose public key could not be read (no .pub and not an
+                                 // unencrypted key in OpenSSH's format: ssh/private_key.h; a %token)
   std::vector<std::string> known;       // "type blob" of the known_hosts entries for b (no @revoked)
   bool known_cert_authority = false;    // an @cert-authority entry matches b
   std::vector<std::string> revoked;     // "type blob" of @revoked entries

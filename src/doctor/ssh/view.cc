@@ -4,10 +4,12 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 
 #include <fmt/core.h>
 
 #include "doctor/ssh/client_config.h"
+#include "doctor/ssh/private_key.h"
 #include "posix/file.h"
 #include "posix/run_commands.h"
 #include "doctor/probe_token.h"
@@ -37,6 +39,20 @@ bool print_lines(std::string& out, const std::string& tag, const std::string& pa
     out += tag + " " + std::string(line) + "\n";
   }
   return true;
+}
+
+// A private key file, read only when it is a regular file of key size.
+std::optional<std::string> read_key_file(const std::string& path) {
+  constexpr size_t kMaxKeyFile = 64 << 10;
+  auto fd = posix::open_read(path, false);
+  if (!fd) return std::nullopt;
+  auto st = posix::stat_fd(fd->get());
+  if (!st || !st->is_file() || st->size > kMaxKeyFile) return std::nullopt;
+  std::string text(st->size, '\0');
+  auto got = posix::read_full(fd->get(), std::span<char>(text.data(), text.size()));
+  if (!got) return std::nullopt;
+  text.resize(*got);
+  return text;
 }
 
 std::string expand_home(const std::string& path, const std::string& home) {
@@ -153,7 +169,10 @@ void describe_peer(std::string& out, const std::string& name, const ResolvedPeer
       auto lines = split_lines(*text);
       if (!lines.empty()) out += fmt::format("id {} {}\n", name, lines.front());
     } else if (posix::path_exists(file)) {
-      out += "idx " + name + "\n";
+      // No public half beside it (the how-tos copy the private key alone): OpenSSH's format holds it in the clear.
+      auto key = read_key_file(file);
+      auto public_key = key ? unencrypted_public_key(*key) : std::nullopt;
+      out += public_key ? fmt::format("id {} {}\n", name, *public_key) : "idx " + name + "\n";
     }
   }
 }
