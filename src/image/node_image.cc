@@ -134,4 +134,6 @@ int run_node_image(const NodeImageOptions& options) {
   return state.error.empty() ? 0 : 1;
 }
 
+Result<int> NodeImageOp::run(const NodeImageOp& op) { return run_node_image(op.options); }
+
 }  // namespace muster::image

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "util/result.h"
+
 namespace muster::image {
 
 struct NodeImageOptions {
@@ -15,6 +17,8 @@ struct NodeImageOptions {
   std::string expect;   // the id the image must have after the load
   std::string remove;   // an archive (and the directory holding it, once empty) to delete, unless it is the
                         // head's (remove_pushed_archive); nothing else is done
+
+  bool operator==(const NodeImageOptions&) const = default;
 };
 
 // What the node answers (also what the head parses): runtime "" when none is installed; id "" when the image
@@ -42,5 +46,22 @@ NodeImageState node_image_state_from_json(const std::string& text);
 
 // Never fails as a whole: what went wrong is in the state's error. Returns the exit code (0 when error is empty).
 int run_node_image(const NodeImageOptions& options);
+
+// `muster node image` (a node operation, head/node_op.h): run_node_image.
+struct NodeImageOp {
+  static constexpr const char* kName = "image";
+  static constexpr const char* kHelp = "this node's container runtime and image id; load an archive";
+  NodeImageOptions options;
+  template <typename Self, typename Visit>
+  static void fields(Self& op, Visit& visit) {
+    visit(op.options.runtime, "--runtime", "podman or docker (default: the installed one)");
+    visit(op.options.image, "--image", "the image's name");
+    visit(op.options.load, "--load", "load this archive first");
+    visit(op.options.expect, "--expect", "the id the image must have after --load");
+    visit(op.options.remove, "--remove", "delete this archive (and its directory)");
+  }
+  static Result<int> run(const NodeImageOp& op);
+  bool operator==(const NodeImageOp&) const = default;
+};
 
 }  // namespace muster::image
