@@ -18,6 +18,8 @@
 #      never "running".
 #   8. A slow attach client (connected, reading nothing) never holds the job up: the job's 30 MB burst finishes, the
 #      client is dropped and told so (its last event), head.log says so, rank-0.log has every byte.
+#   9. A detached job with a spare (three virtual nodes, --nnodes 2): after vnode2's agent is killed, ps shows the
+#      job running in attempt 2 with vnode2 excluded (table and --json) while the spare runs its rank; stop ends it.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -320,6 +322,37 @@ EOF
   echo "  a client that reads nothing was dropped and told so; the job went on"
 }
 
+# 9. ------------------------------------------------------------------------------------------------------------------
+detached_restart_on_spare() {
+  job spare
+  rm -f up.*
+  detach "$JOB" -w 'vnode[1-3]' --transport local --nnodes 2 --max-restarts 2 --grace 1 -- sh -c \
+    'touch "up.$MUSTER_NODE.$MUSTER_ATTEMPT"; exec sleep 60'
+  first_up() { [[ -e $WORK/up.vnode1.0 && -e $WORK/up.vnode2.0 ]]; }
+  wait_until 30 first_up || fail "the detached job's first attempt did not start on vnode1 and vnode2"
+  local pid
+  pid=$(pgrep -f -- "--node-name vnode2( |\$)" | head -n 1)
+  [[ -n $pid ]] || fail "no agent of vnode2 found"
+  kill -KILL "$pid"
+  spare_up() { [[ -e $WORK/up.vnode3.1 && -e $WORK/up.vnode1.1 ]]; }
+  wait_until 60 spare_up || fail "the second attempt did not start on vnode1 and the spare vnode3: $(ls up.*)"
+  local table json
+  table=$("$MUSTER" ps)
+  assert_contains "$table" "running, attempt 2" "ps during the second attempt"
+  assert_contains "$table" "excluded: vnode2" "ps during the second attempt"
+  json=$("$MUSTER" ps --json | python3 -c '
+import json, sys
+for job in json.load(sys.stdin):
+    if job["job_id"] == sys.argv[1]:
+        print(job["state"], job["attempt"], job["excluded"])' "$JOB")
+  assert_eq "running 1 vnode2" "$json" "ps --json during the second attempt (attempt counts from 0)"
+  "$MUSTER" stop "$JOB" >/dev/null 2>&1 || fail "stop of the restarted detached job"
+  state_is_ended() { [[ $(ps_state "$JOB") == "ended "* ]]; }
+  wait_until 30 state_is_ended || fail "the stopped job is still $(ps_state "$JOB")"
+  wait_until 10 no_job_processes "$JOB" || fail "processes left: $(describe_job_processes "$JOB")"
+  echo "  a detached job restarted on its spare: ps shows the attempt and the excluded node"
+}
+
 errors_before_start
 detach_from_exiting_shell
 logs_command
@@ -328,3 +361,4 @@ stop_command
 stop_while_connecting
 head_killed
 slow_attach_client
+detached_restart_on_spare
