@@ -20,6 +20,9 @@
 #   6. kill -9 of the head: within 2 s no container and no job process on any node (launch_orphans_test.sh).
 #   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client (or master) to node2: within 2 s no
 #      job process is left on any node, the head exits non-zero naming node2, and no container is left.
+#   6d. restarts in containers: node[1-3] --nnodes 2 --max-restarts 1, kill -9 of the agent inside node2's
+#      container: node2 is excluded, node3 joins from the spares, attempt 2's ranks run inside containers on node1
+#      and node3 and end 0; no container and no job process left on any node.
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
 #      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay. The agent
 #      runs from a fresh directory per start (/tmp/.muster-<build id>-<random>), removed once it runs.
@@ -265,6 +268,29 @@ ssh_killed() {
   lost_node_cleanup "6c. ssh client killed" "$t0"
 }
 
+restart_on_spare() {
+  local job=ct-spare-$$ out=$SCRATCH/spare.out agent
+  step "6d. --nnodes 2 on node[1-3] in containers: kill -9 of node2's agent, node3 from the spares"
+  start_muster "$out" --job-id "$job" --run-dir "$SCRATCH/spare" -w "node[1-$NODES]" --nnodes 2 --max-restarts 1 \
+    --grace 1 --nproc-per-node "$PER_NODE" "${CONTAINER_ARGS[@]}" -- sh -c \
+    'if [ "$MUSTER_ATTEMPT" = 1 ]; then [ -e /run/.containerenv ] && echo "attempt 1 rank $RANK on $MUSTER_NODE in a container"; exit 0; fi
+     echo up; sleep 100 & wait'
+  wait_until 30 eval '(($(grep -c "] up" "$out") == 2 * PER_NODE))' || fail "6d. job did not start: $(cat "$out")"
+  agent=$(agent_pids_on node2 '^/run/muster/ld.so --library-path /run/muster /run/muster/muster agent --nonce')
+  [[ $(grep -c . <<<"$agent") == 1 ]] || fail "6d. expected one agent in node2's container, got: '$agent'"
+  "$TESTBED" exec node2 kill -KILL "$agent"
+  wait_exit "$MUSTER_PID" 60
+  assert_eq 0 "$EXIT_RC" "6d. exit status with node3 taking node2's place (output: $(tail -n 20 "$out"))"
+  assert_contains "$(cat "$out")" "excluded; attempt 2 of 2 on node[1,3] (node3 from the spares)" "6d. decision line"
+  local r
+  for ((r = 0; r < 2 * PER_NODE; r++)); do
+    assert_contains "$(cat "$SCRATCH/spare/rank-$r.log")" "attempt 1 rank $r on node$((r < PER_NODE ? 1 : 3)) in a container" \
+      "6d. rank-$r.log"
+  done
+  assert_clean "$job" 5
+  step "6d. attempt 2 ran in containers on node1 and node3 (exit 0); no container or job process left"
+}
+
 existing_containers() {
   local job=ct-existing-$$ out=$SCRATCH/existing.out node t0 name=ct-svc
   step "7. --container $name: ranks inside running containers"
@@ -433,6 +459,7 @@ main() {
   head_killed
   agent_killed
   ssh_killed
+  restart_on_spare
   existing_containers
   doctor_images
   doctor_versions

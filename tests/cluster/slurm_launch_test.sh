@@ -8,6 +8,9 @@
 #   2. the same with rank 4 exiting 3: salloc (whose command is the head) exits 3, naming rank 4 on node3 as
 #      the root cause, and no process of the job is left on any node.
 #   3. `--transport slurm` outside an allocation: usage error (exit 2) that names SLURM_JOB_ID.
+#   4. spares are the allocation's extra nodes: `salloc -N 3 muster launch --nnodes 2 --max-restarts 1`; in the first
+#      attempt node2's agent is killed (its rank kills its parent): node2 is excluded, node3 joins from the spares,
+#      the second attempt runs on node1 and node3 and salloc exits 0; nothing left on any node.
 # Exit 0 pass, 1 fail, 77 skip.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"  # before `set -e`: see launch_ddp_test.sh
@@ -81,6 +84,21 @@ outside_allocation() {
   assert_contains "$err" "SLURM_JOB_ID" "error of --transport slurm without an allocation"
 }
 
+spare_in_allocation() {
+  local run=$SHARED/run4 out=$SHARED/run4.out
+  step "4. salloc -N $NODES muster launch --nnodes 2 --max-restarts 1: node2's agent killed in attempt 1"
+  # shellcheck disable=SC2016  # expanded by the rank's sh
+  salloc_launch "$out" --job-id "slurm-spare-$$" --run-dir "$run" --nnodes 2 --max-restarts 1 --grace 1 -- sh -c \
+    'if [ "$MUSTER_ATTEMPT" = 1 ]; then echo "attempt 1 rank $RANK on $(hostname)"; exit 0; fi
+     if [ "$(hostname)" = node2 ] && [ "$LOCAL_RANK" = 0 ]; then sleep 1; kill -KILL "$PPID"; fi; exec sleep 60'
+  assert_eq 0 "$RC" "salloc exit status with a spare taking node2's place (output: $(tail -n 15 "$out"))"
+  assert_contains "$(cat "$out")" "node2 lost (" "4. the decision line"
+  assert_contains "$(cat "$out")" "excluded; attempt 2 of 2 on node[1,3] (node3 from the spares)" "4. the decision line"
+  assert_contains "$(cat "$run/rank-$((PER_NODE))".log)" "attempt 1 rank $PER_NODE on node3" "4. node 1's first rank in attempt 2"
+  assert_no_job_processes "slurm-spare-$$" 2
+  step "4. salloc exited 0 after $(fmt_ms "$ELAPSED_MS") s: node2 excluded, node3 joined from the allocation"
+}
+
 main() {
   require_slurm
   slurm_setup "$NODES"
@@ -88,6 +106,7 @@ main() {
   launch_in_allocation
   failing_rank
   outside_allocation
+  spare_in_allocation
   assert_no_agents 2
   step "PASS"
 }
