@@ -283,7 +283,7 @@ void WorkerSet::report_finished(int64_t now) {
   }
 }
 
-// What the node can tell about a worker that failed, before its WorkerExited: its error file, the flight
+// What the node can tell about a worker that failed, right after its WorkerExited: its error file, the flight
 // recorder's dumps, the kernel's OOM kill (worker_setup.h).
 void WorkerSet::send_notes(const Worker& worker) {
   const auto* signaled = std::get_if<posix::Signaled>(&*worker.status);
