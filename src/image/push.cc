@@ -202,6 +202,7 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     sync.to = options.stage.empty() ? dir : options.stage + "/" + report.id;
     sync.quiet = true;
     sync.fanout = options.fanout;
+    sync.data = options.data;
     say(options, fmt::format("sending {} ({}) to {}", kArchiveName, sync_head::format_size(report.archive_bytes),
                              join(need_names, ", ")));
     int64_t start = posix::monotonic_ms();

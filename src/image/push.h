@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "head/connect.h"
+#include "sync_head/run_sync.h"
 #include "util/result.h"
 
 namespace muster::image {
@@ -27,6 +28,7 @@ struct PushOptions {
   std::string runtime;
   std::string stage;    // where the archive goes on the nodes; "" = the same path as here
   std::string fanout = "auto";  // as muster sync's
+  sync_head::DataPathFlags data;  // as muster sync's: the archive goes over the direct data path when it can
   bool quiet = false;
 };
 

@@ -39,6 +39,8 @@ class DataOutbound {
   DataOutbound& operator=(const DataOutbound&) = delete;
 
   bool linked() const { return linked_ && !failed_; }
+  bool linked_once() const { return linked_; }  // linked at some point (it may have failed since)
+  bool accepting() const { return linked_ && !failed_ && !finishing_; }  // queue_frame() sends
   bool failed() const { return failed_; }
   const std::string& failure() const { return failure_; }
   std::string where() const;  // "address:port"
