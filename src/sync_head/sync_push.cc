@@ -497,8 +497,8 @@ Result<void> Pusher::set_up_data_path(const std::vector<size_t>& busy) {
   if (request_.data_path == Mode::direct && !report_.data_notes.empty()) {
     std::string notes;
     for (const auto& note : report_.data_notes) notes += "\n  " + note;
-    return make_error(ErrorKind::unreachable, "--data-path direct: nodes cannot reach each other over TCP:{}\n(nothing "
-                      "was changed on the nodes; --data-path auto sends over ssh where TCP cannot go)", notes);
+    return make_error(ErrorKind::unreachable, "--data-path direct: nodes cannot reach each other over TCP:{}\n(no file "
+                      "was sent; --data-path auto sends over ssh where TCP cannot go)", notes);
   }
   size_t hops = routes_->direct_hops();
   data_phase_ = hops > 0;
@@ -631,6 +631,7 @@ Result<SyncReport> Pusher::run() {
     return waited.error();
   }
   report_.transfer_ms = posix::monotonic_ms() - transfer_start_ms_;
+  if (routes_) report_.data_notes = routes_->notes();  // with the links that broke on the way
   report_progress(true);
   return std::move(report_);
 }
