@@ -215,7 +215,8 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     auto sent = sync_head::run_sync(sync);
     report.send_ms = posix::monotonic_ms() - start;
     if (!sent) return sent.error();
-    say(options, fmt::format("sent and verified in {:.1f} s; loading", report.send_ms / 1000.0));
+    say(options, fmt::format("sent and verified in {:.1f} s, file data over {}; loading", report.send_ms / 1000.0,
+                             sent->data_path.empty() ? "ssh" : sent->data_path));
     auto loaded = load_on(options, need, sync.to + "/" + kArchiveName, report.id, sync.to == dir);
     if (!loaded) return loaded.error();
     for (size_t i = 0, k = 0; i < report.nodes.size(); ++i) {
