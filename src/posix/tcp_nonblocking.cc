@@ -117,10 +117,6 @@ Result<void> connect_outcome(int fd) {
   return {};
 }
 
-void set_receive_low_water(int fd, int bytes) {
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes));
-}
-
 Result<IoResult> send_file(int socket, int file, uint64_t offset, size_t length) {
   for (;;) {
     off_t at = static_cast<off_t>(offset);

@@ -28,10 +28,6 @@ Result<Fd> start_tcp_connect(const std::string& address, int port);
 // The outcome of a connect started above, once its socket is writable: ok, or why not ("Connection refused").
 Result<void> connect_outcome(int fd);
 
-// SO_RCVLOWAT: the socket reads as readable (epoll) only once `bytes` are waiting, or at EOF or an error. A reader
-// that knows how much it needs next (the rest of a record) is woken once for it, not for every segment.
-void set_receive_low_water(int fd, int bytes);
-
 // sendfile(2): up to `length` bytes of `file` from `offset` (the file's own offset is left alone) into `socket`.
 // bytes == 0 without would_block: the file has no byte at `offset` (it shrank).
 Result<IoResult> send_file(int socket, int file, uint64_t offset, size_t length);

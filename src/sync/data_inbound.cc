@@ -19,7 +19,6 @@ constexpr size_t kMaxPending = 32;      // connections in their handshake at onc
 constexpr size_t kReadBuffer = 2u << 20;
 constexpr size_t kMinRoom = 256u << 10;  // read when at least this much room is free
 constexpr int kReadsPerEvent = 8;
-constexpr size_t kMaxLowWater = 256u << 10;  // SO_RCVLOWAT at most (the kernel doubles the buffer for it)
 
 uint32_t little_u32(const char* p) {
   uint32_t v = 0;
@@ -238,30 +237,12 @@ void DataInbound::deliver() {
       return fail("the sending node closed the data link before its end (stopped, or the connection was cut)");
     }
     // A stream whose next record is complete but not the next one waits (no read) until it is.
-    if (stream.watch.active()) {
-      bool parked = complete_record_waits(stream);
-      (void)stream.watch.set_events(parked ? 0 : posix::poll_readable);
-      if (!parked) wake_for_next_record(stream);
-    }
+    if (stream.watch.active()) (void)stream.watch.set_events(complete_record_waits(stream) ? 0 : posix::poll_readable);
   }
   if (!ended_ && linked_ && std::all_of(streams_.begin(), streams_.end(), [](const Stream& s) { return s.ended; })) {
     ended_ = true;
     if (callbacks_.on_end) callbacks_.on_end();
   }
-}
-
-// Woken once the rest of the next record is in (a record is a few hundred kB; TCP brings it in many segments).
-void DataInbound::wake_for_next_record(Stream& stream) {
-  size_t unread = stream.buffer.size - stream.start;
-  size_t need = kRecordHeader;
-  if (unread >= kRecordHeader) {
-    need = kRecordHeader + record_size(stream.buffer.data.get() + stream.start) + tag_bytes(params_.cipher);
-  }
-  size_t more = need > unread ? need - unread : 1;
-  int low = static_cast<int>(std::min<size_t>(more, kMaxLowWater));
-  if (low == stream.low_water) return;
-  stream.low_water = low;
-  posix::set_receive_low_water(stream.fd.get(), low);
 }
 
 bool DataInbound::complete_record_waits(const Stream& stream) const {

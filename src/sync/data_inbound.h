@@ -69,7 +69,6 @@ class DataInbound {
     size_t start = 0;  // buffer bytes before this were handed on
     bool ended = false;  // its end record was handed on
     bool eof = false;    // the sender closed it (what it sent before may still wait in the buffer)
-    int low_water = 1;   // SO_RCVLOWAT now: the bytes the next record still needs
   };
   DataInbound(posix::EventLoop& loop, DataLinkParams params, Callbacks callbacks);
   void on_accept();
@@ -80,7 +79,6 @@ class DataInbound {
   void deliver();
   bool deliver_record(Stream& stream);
   bool complete_record_waits(const Stream& stream) const;
-  void wake_for_next_record(Stream& stream);
   void fail(const std::string& why);
   void on_timer(int64_t now);
   void drop_pending();
