@@ -17,7 +17,7 @@ source "$(dirname "$0")/launch_lib.sh"
 readonly NODES=3 CHACHA=chacha20-poly1305@openssh.com
 launch_setup "$NODES" --mesh
 STATE=$(dirname "$(dirname "$("$TESTBED" ssh-config)")")
-if grep -qwE '^(flags|Features)[[:space:]]*:.* aes( |$)' /proc/cpuinfo; then AUTO=aes128-gcm@openssh.com; else AUTO=$CHACHA; fi
+if grep -qE '^(flags|Features)[[:space:]]*:.* aes( |$)' /proc/cpuinfo; then AUTO=aes128-gcm@openssh.com; else AUTO=$CHACHA; fi
 step "this CPU's choice: $AUTO"
 
 sshd_log() { echo "$STATE/nodes/node$1/run/testbed/sshd.log"; }
