@@ -1,6 +1,7 @@
 // The agent's wiring (agent.h): one EventLoop; the head link (head_link.h), the workers (worker_set.h), the relay
-// children (relay_set.h) and the sync receiver register with it or are driven once per round. Everything the head
-// asks arrives in on_head_message and goes to the part that owns it.
+// children (relay_set.h), the sync receiver and a sync's incoming direct data link (sync/data_inbound.h) register
+// with it or are driven once per round. Everything the head asks arrives in on_head_message (or, as a raw frame
+// from a relay or the data link, in on_head_frame) and goes to the part that owns it.
 #include "agent/agent.h"
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "posix/socket.h"
 #include "posix/terminal.h"
 #include "protocol/preamble.h"
+#include "sync/data_inbound.h"
 #include "sync/receiver.h"
 #include "util/version.h"
 
@@ -46,7 +48,7 @@ protocol::Hello make_hello(const std::string& node_name) {
   hello.version = kVersion;
   hello.hostname = !node_name.empty() ? node_name : posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
-  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts"};
+  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts", "sync-direct"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
     // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
     std::string text = connection;
@@ -70,6 +72,11 @@ class Agent {
 
  private:
   void on_head_message(const protocol::HeadMessage& message);
+  void on_head_frame(uint8_t type, std::string_view payload);
+  void on_sync_message(const protocol::HeadMessage& message);
+  void listen_for_data(const protocol::SyncDataListen& listen);
+  void on_data_failed(const std::string& why);
+  void reap_data_link();
   void on_head_lost(const std::string& why);
   void on_signals(const std::vector<int>& signals);
   int next_timeout(int64_t now) const;
@@ -84,6 +91,9 @@ class Agent {
   RelaySet relays_;
   WorkerSet workers_;
   sync::Receiver receiver_;
+  std::unique_ptr<sync::DataInbound> data_in_;  // a sync's incoming direct data link (section 8a)
+  uint32_t data_session_ = 0;
+  bool data_in_over_ = false;  // ended or failed: closed in the next round (never inside its own callback)
   bool shutdown_requested_ = false;
 };
 
@@ -103,17 +113,94 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
                   workers_.throttle(throttled);
                 }}),
       relays_(loop, head_, guard, options.heartbeat_ms, options.heartbeat_timeout_ms,
-              [this](const protocol::HeadMessage& message) { on_head_message(message); }),
+              [this](std::string_view frame) {
+                uint32_t length = frame.size() >= 5 ? static_cast<uint32_t>(static_cast<unsigned char>(frame[0])) |
+                                                          static_cast<uint32_t>(static_cast<unsigned char>(frame[1])) << 8 |
+                                                          static_cast<uint32_t>(static_cast<unsigned char>(frame[2])) << 16 |
+                                                          static_cast<uint32_t>(static_cast<unsigned char>(frame[3])) << 24
+                                                    : 0;
+                if (frame.size() < 5 || length != frame.size() - 4) {
+                  head_.send(protocol::AgentError{"relayed frame: its length field does not match"});
+                  return;
+                }
+                on_head_frame(static_cast<uint8_t>(frame[4]), frame.substr(5));
+              }),
       workers_(loop, head_, guard, setup_, dumper_,
                WorkerSet::Options{options.in_container, [this] { return relays_.size(); }}) {
   setup_.set_node_name(options_.node_name);
 }
 
-void Agent::on_head_message(const protocol::HeadMessage& message) {
-  if (sync::Receiver::handles(message)) {
-    for (const auto& reply : receiver_.handle(message)) head_.send(reply);
+// A frame from a Relay naming this node, or from the data link: SyncData goes to the receiver as a view (no copy
+// of its bytes), a Relay to the relay set, anything else decoded.
+void Agent::on_head_frame(uint8_t type, std::string_view payload) {
+  if (type == static_cast<uint8_t>(protocol::Type::relay)) {
+    auto view = protocol::decode_relay(payload);
+    if (!view) return head_.send(protocol::AgentError{view.error().message});
+    return relays_.relay(*view);
+  }
+  if (type == static_cast<uint8_t>(protocol::Type::sync_data)) {
+    auto data = protocol::decode_sync_data(payload);
+    if (!data) return head_.send(protocol::AgentError{data.error().message});
+    for (const auto& reply : receiver_.handle_data(*data)) head_.send(reply);
     return;
   }
+  auto message = protocol::decode_head(type, payload);
+  if (!message) return head_.send(protocol::AgentError{message.error().message});
+  if (*message) on_head_message(**message);
+}
+
+void Agent::on_sync_message(const protocol::HeadMessage& message) {
+  if (std::holds_alternative<protocol::SyncOpen>(message)) {  // a new session: the last one's data links go
+    if (data_in_) data_in_->close();
+    data_in_over_ = data_in_ != nullptr;
+    relays_.reset_data();
+  }
+  for (const auto& reply : receiver_.handle(message)) head_.send(reply);
+}
+
+// SyncDataListen: a listener for this session's incoming link; its frames are handled as if from the head.
+void Agent::listen_for_data(const protocol::SyncDataListen& listen) {
+  if (data_in_) data_in_->close();
+  data_in_.reset();
+  data_in_over_ = false;
+  data_session_ = listen.session;
+  sync::DataLinkParams params;
+  params.session = listen.session;
+  params.cipher = static_cast<sync::DataCipher>(listen.cipher);
+  params.streams = listen.streams;
+  params.secret = listen.secret;
+  params.timeout_ms = static_cast<int>(listen.timeout_ms);
+  sync::DataInbound::Callbacks callbacks;
+  callbacks.on_frame = [this](uint8_t type, std::string_view payload) { on_head_frame(type, payload); };
+  callbacks.on_failed = [this](const std::string& why) { on_data_failed(why); };
+  callbacks.on_end = [this] {
+    relays_.finish_data();  // the end travels down: each child's link ends after what was queued for it
+    data_in_over_ = true;
+  };
+  auto inbound = sync::DataInbound::listen(loop_, std::move(params), std::move(callbacks));
+  if (!inbound) return head_.send(protocol::SyncDataReady{listen.session, 0, inbound.error().message});
+  data_in_ = std::move(*inbound);
+  head_.send(protocol::SyncDataReady{listen.session, static_cast<uint32_t>(data_in_->port()), ""});
+}
+
+// The incoming link broke: the files it was bringing are dropped (the head sends them again, over ssh), the links
+// to the children are cut so that they drop theirs too, and the head is told. A link that never came up is the
+// sending side's to report (SyncDataLinked).
+void Agent::on_data_failed(const std::string& why) {
+  data_in_over_ = true;
+  if (!data_in_ || !data_in_->linked()) return;
+  receiver_.abandon_incoming();
+  relays_.cut_data();
+  head_.send(protocol::SyncDataLost{data_session_, why});
+}
+
+void Agent::reap_data_link() {
+  if (data_in_over_) data_in_.reset();
+  data_in_over_ = false;
+}
+
+void Agent::on_head_message(const protocol::HeadMessage& message) {
+  if (sync::Receiver::handles(message)) return on_sync_message(message);
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
@@ -136,6 +223,12 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
           relays_.open(m);
         } else if constexpr (std::is_same_v<M, protocol::DumpStacks>) {
           workers_.dump_stacks(m);
+        } else if constexpr (std::is_same_v<M, protocol::SyncDataListen>) {
+          listen_for_data(m);
+        } else if constexpr (std::is_same_v<M, protocol::SyncDataConnect>) {
+          relays_.connect_data(m);
+        } else if constexpr (std::is_same_v<M, protocol::SyncDataDrop>) {
+          relays_.drop_data(m.node);
         }
         // Relay never arrives here: the head link passes it to relays_ undecoded, and they drop a Relay nested in
         // a Relay.
@@ -184,6 +277,7 @@ int Agent::run() {
     on_signals(*signals);
     workers_.round(posix::monotonic_ms());
     relays_.round();
+    reap_data_link();
     head_.flush();
   }
   head_.flush();

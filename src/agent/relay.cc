@@ -94,12 +94,36 @@ void RelayChild::pause(bool paused) {
 
 void RelayChild::send_frame(std::string_view head, std::string_view rest) {
   if (done() || !link_->ready()) return;  // the head sends into a subtree only after its nodes said Hello
+  if (data_ && data_->failed() && data_->linked_once()) data_cut_ = true;
+  if (data_cut_) return;  // until the head's SyncDataDrop: the child dropped what it had of this data
+  if (data_ && data_->accepting()) return data_->queue_frame(head, rest);
   link_->queue_frame(head);
   link_->queue_frame(rest);
 }
 
 void RelayChild::flush() {
+  if (data_) data_->flush();
   if (!done()) link_->flush();
+}
+
+void RelayChild::attach_data(std::unique_ptr<sync::DataOutbound> data) {
+  data_ = std::move(data);
+  data_cut_ = false;
+}
+
+void RelayChild::drop_data() {
+  data_.reset();
+  data_cut_ = false;
+}
+
+void RelayChild::cut_data() {
+  if (!data_) return;
+  data_cut_ = data_->linked_once();
+  data_.reset();  // no end record: the child sees the link cut
+}
+
+void RelayChild::finish_data() {
+  if (data_ && data_->linked()) data_->finish();
 }
 
 std::vector<std::string> RelayChild::take_upward() { return std::exchange(upward_, {}); }

@@ -9,6 +9,12 @@
 // A RelayChild is one child: a connection::SupervisedSession (the same rules of supervision as the head's pool:
 // one restart, connect deadline, heartbeats, look again before judging) plus the tree's bookkeeping. What comes
 // up is returned as frames for the head.
+//
+// During a sync the frames for the child can go over a direct data link instead (sync/data_outbound.h, section 8a
+// of the protocol): attach_data() gives it one; once linked, every frame for the child takes it. A link that
+// breaks drops what is sent for the child until drop_data() (the head's SyncDataDrop, sent once it heard that the
+// child dropped its files in flight): from then on, frames go over ssh again, so the child never sees the middle of
+// a file it already dropped.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +25,7 @@
 #include "connection/supervised_session.h"
 #include "posix/event_loop.h"
 #include "protocol/messages.h"
+#include "sync/data_outbound.h"
 #include "transport/transport.h"
 
 namespace muster::agent {
@@ -50,6 +57,17 @@ class RelayChild {
   // The process group of the transport (the ssh client or the local agent), for the agent's guard.
   int transport_pgid() const { return link_->transport_pgid(); }
 
+  // The direct data path: the link being opened or open; the child's frames take it once it is linked.
+  void attach_data(std::unique_ptr<sync::DataOutbound> data);
+  sync::DataOutbound* data() { return data_.get(); }
+  // Frames for the child go over ssh from now on (SyncDataDrop, a new session, a link that never came up).
+  void drop_data();
+  // This node's own incoming link broke: the child's link closes without its end record (the child drops its
+  // files in flight and tells the head), and frames for it are dropped until drop_data().
+  void cut_data();
+  // What is queued for the child, then the end of the link (the session's data is over).
+  void finish_data();
+
  private:
   RelayChild(transport::SelfBinary binary, protocol::RelayOpen rest, uint32_t index, std::vector<uint32_t> subtree);
   void on_message(protocol::AgentMessage&& message);
@@ -61,6 +79,8 @@ class RelayChild {
   std::unique_ptr<transport::Transport> transport_;
   std::unique_ptr<connection::SupervisedSession> link_;
   std::vector<std::string> upward_;
+  std::unique_ptr<sync::DataOutbound> data_;
+  bool data_cut_ = false;  // frames for the child are dropped (cut_data(), or its link broke) until drop_data()
 };
 
 // The part of `open` below entry `child`: every entry that descends from it, with `self` = its index.

@@ -12,7 +12,7 @@
 namespace muster::agent {
 
 RelaySet::RelaySet(posix::EventLoop& loop, HeadLink& head, Guard& guard, int heartbeat_ms, int heartbeat_timeout_ms,
-                   std::function<void(const protocol::HeadMessage&)> mine)
+                   std::function<void(std::string_view frame)> mine)
     : loop_(loop),
       head_(head),
       guard_(guard),
@@ -47,21 +47,23 @@ void RelaySet::open(const protocol::RelayOpen& open) {
 }
 
 // Relay frames are the bulk of a sync through the tree: they are looked into when this node's bit is set and
-// passed on as views to the children whose subtree has a bit set, so the inner frame is copied once per child.
+// passed on as views to the children whose subtree has a bit set, so the inner frame is copied once per child (or,
+// on the direct data path, sealed once per child straight from the view).
 // A SyncOpen makes this node scan its destination (tens of milliseconds to seconds): its children get it first,
 // written at once, so the nodes of a chain scan together instead of one after the other.
 void RelaySet::relay(const protocol::RelayView& message) {
-  std::optional<protocol::HeadMessage> mine;
+  bool mine = false;
+  uint8_t type = 0;
   if (protocol::has_hop(message.hops, self_index_)) {
-    auto inner = protocol::decode_head_frame(message.frame);
-    if (!inner) {
-      head_.send(protocol::AgentError{"relayed frame: " + inner.error().message});
-    } else if (*inner && !std::holds_alternative<protocol::Relay>(**inner)) {
-      mine = std::move(**inner);
+    if (message.frame.size() < 5) {
+      head_.send(protocol::AgentError{"relayed frame: too short"});
+    } else {
+      type = static_cast<uint8_t>(message.frame[4]);
+      mine = type != static_cast<uint8_t>(protocol::Type::relay);  // a Relay nested in a Relay is dropped
     }
   }
-  bool slow = mine && std::holds_alternative<protocol::SyncOpen>(*mine);
-  if (mine && !slow) mine_(*mine);
+  bool slow = mine && type == static_cast<uint8_t>(protocol::Type::sync_open);
+  if (mine && !slow) mine_(message.frame);
   std::string header;
   for (auto& child : children_) {
     if (child->done() || !protocol::has_any_hop(message.hops, child->subtree())) continue;
@@ -69,7 +71,7 @@ void RelaySet::relay(const protocol::RelayView& message) {
     child->send_frame(header, message.frame);
     if (slow) child->flush();
   }
-  if (slow) mine_(*mine);
+  if (slow) mine_(message.frame);
 }
 
 void RelaySet::pause(bool paused) {
@@ -80,11 +82,56 @@ void RelaySet::round() {
   for (auto& child : children_) {
     child->flush();
     for (const auto& frame : child->take_upward()) head_.send_encoded(frame);
+    // A link that never came up was reported (SyncDataLinked); its child stays on ssh.
+    if (auto* data = child->data(); data && data->failed() && !data->linked_once()) child->drop_data();
   }
+}
+
+void RelaySet::connect_data(const protocol::SyncDataConnect& connect) {
+  data_session_ = connect.session;
+  sync::DataLinkParams params;
+  params.session = connect.session;
+  params.cipher = static_cast<sync::DataCipher>(connect.cipher);
+  params.streams = connect.streams;
+  params.secret = connect.secret;
+  params.timeout_ms = static_cast<int>(connect.timeout_ms);
+  for (size_t i = 0; i < connect.nodes.size(); ++i) {
+    uint32_t node = connect.nodes[i];
+    auto it = std::find_if(children_.begin(), children_.end(), [&](const auto& child) { return child->index() == node; });
+    if (it == children_.end() || (*it)->done()) {
+      head_.send(protocol::SyncDataLinked{connect.session, node, "not a live child of this node"});
+      continue;
+    }
+    uint32_t session = connect.session;
+    auto on_linked = [this, session, node](const std::string& error) {
+      head_.send(protocol::SyncDataLinked{session, node, error});
+    };
+    (*it)->attach_data(sync::DataOutbound::connect(loop_, connect.hosts[i], static_cast<int>(connect.ports[i]),
+                                                   params, on_linked, nullptr));
+  }
+}
+
+void RelaySet::drop_data(uint32_t node) {
+  for (auto& child : children_) {
+    if (child->index() == node) child->drop_data();
+  }
+}
+
+void RelaySet::cut_data() {
+  for (auto& child : children_) child->cut_data();
+}
+
+void RelaySet::finish_data() {
+  for (auto& child : children_) child->finish_data();
+}
+
+void RelaySet::reset_data() {
+  for (auto& child : children_) child->drop_data();
 }
 
 void RelaySet::shutdown() {
   for (auto& child : children_) {  // the subtree ends first; this agent waits for it (done())
+    child->finish_data();  // (a sync's data ended before: the head shuts down after every commit); then ssh
     child->send_frame(protocol::encode(protocol::HeadMessage{protocol::Shutdown{}}), "");
     child->expect_end();
   }

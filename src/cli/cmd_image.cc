@@ -1,4 +1,5 @@
 // `muster image push IMAGE`: flags -> image::PushOptions; the work is image::run_image_push.
+#include "cli/data_path_flags.h"
 #include "cli/exit_codes.h"
 #include "cli/host_flags.h"
 #include "cli/parse.h"
@@ -27,6 +28,7 @@ int run_image(const std::vector<std::string>& args) {
       ->check(CLI::IsMember({"auto", "chain", "star"}))
       ->capture_default_str();
   push->add_flag("-q,--quiet", options.quiet, "no progress notices");
+  add_data_path_options(*push, options.data);
   add_connect_options(*push, options.connect, false);
   if (auto code = parse_command_line(*app, args)) return *code;
   if (!options.stage.empty() && options.stage.front() != '/') {

@@ -1,4 +1,5 @@
 // `muster sync DIR [--to DEST]`: flags -> sync_head::SyncOptions; the work is sync_head::run_sync.
+#include "cli/data_path_flags.h"
 #include "cli/exit_codes.h"
 #include "cli/host_flags.h"
 #include "cli/parse.h"
@@ -34,6 +35,7 @@ int run_sync(const std::vector<std::string>& args) {
                   "cannot ssh to it, and the star when the source is unchanged since the last sync to these nodes")
       ->check(CLI::IsMember({"auto", "chain", "star"}) | CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  add_data_path_options(*app, options.data);
   add_connect_options(*app, options.connect, false);
   if (auto code = parse_command_line(*app, args)) return *code;
   if (auto report = sync_head::run_sync(options); !report) return report_error(report.error());

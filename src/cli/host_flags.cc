@@ -1,6 +1,7 @@
 #include "cli/host_flags.h"
 
 #include "cli/project_config.h"
+#include "transport/ssh_cipher.h"
 #include "transport/ssh_kex.h"
 
 namespace muster::cli {
@@ -32,6 +33,7 @@ void add_connect_options(CLI::App& app, head::ConnectOptions& options, bool slot
       ->check(CLI::Range(1, 600));
   app.add_option("--ssh-config", options.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->type_name("FILE")->group("ssh");
   add_ssh_kex_option(app, options.ssh_kex);
+  add_ssh_cipher_option(app, options.ssh_cipher);
 }
 
 void add_fanout_option(CLI::App& app, size_t& fanout) {
@@ -51,6 +53,19 @@ void add_ssh_kex_option(CLI::App& app, std::string& kex) {
       ->capture_default_str()
       ->check([](const std::string& value) {
         auto ok = transport::check_kex_choice(value);
+        return ok ? std::string() : ok.error().message;
+      })
+      ->group("ssh");
+}
+
+void add_ssh_cipher_option(CLI::App& app, std::string& cipher) {
+  app.add_option("--ssh-cipher", cipher,
+                 "ssh ciphers: auto (AES-GCM first where this CPU has AES instructions, several times faster than "
+                 "ssh's chacha20 there), default (ssh's own order, e.g. your ssh_config's), or a Ciphers list")
+      ->envname(transport::kCipherEnv)
+      ->capture_default_str()
+      ->check([](const std::string& value) {
+        auto ok = transport::check_cipher_choice(value);
         return ok ? std::string() : ok.error().message;
       })
       ->group("ssh");

@@ -161,6 +161,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
   app.add_option("--ssh-config", request.ssh_config, "ssh -F FILE instead of ~/.ssh/config")->type_name("FILE")->group("ssh");
   app.add_flag("--no-multiplex", request.no_multiplex, "no ssh ControlMaster connection sharing")->group("ssh");
   add_ssh_kex_option(app, request.ssh_kex);
+  add_ssh_cipher_option(app, request.ssh_cipher);
 }
 
 

@@ -58,6 +58,7 @@ Result<NodeExecRequest> make_request(const ExecOptions& options) {
   pool.ssh.connect_timeout_s = options.connect.connect_timeout_s;
   pool.ssh.config_file = options.connect.ssh_config;
   pool.ssh.kex = options.connect.ssh_kex;
+  pool.ssh.cipher = options.connect.ssh_cipher;
   pool.ssh.extra_options = options.ssh_options;
   pool.ssh.multiplex = !options.no_multiplex;
   pool.fanout = options.connect.fanout;

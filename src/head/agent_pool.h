@@ -128,6 +128,10 @@ class AgentPool {
   // The launch tree as planned (before any node a relay could not start is reached directly instead): who
   // starts which agent (launch/fd_budget.h counts descriptors from it).
   const RelayTree& tree() const { return tree_; }
+  // Who carries `node` as connected: RelayTree::kHead for a node the head connects to itself, else the node whose
+  // agent started it; and the node the head connects to that carries it (itself when the head connects to it).
+  size_t parent_of(size_t node) const { return slots_[node].parent; }
+  size_t root_of(size_t node) const;
   // What the user should know about how the pool connected (a relay that could not start a node).
   const std::vector<std::string>& notes() const { return notes_; }
   // Why the node could not be started while connecting (tolerate_unreachable); empty for the others.
@@ -147,7 +151,6 @@ class AgentPool {
   AgentPool(std::vector<PoolNode> nodes, PoolOptions options, std::unique_ptr<posix::EventLoop> owned,
             posix::EventLoop& loop, transport::SelfBinary binary, std::unique_ptr<transport::Transport> transport);
   bool direct(size_t node) const { return slots_[node].parent == RelayTree::kHead; }
-  size_t root_of(size_t node) const;
   // The nodes below `node` that are reached through it (not those the head reached directly after a failure).
   std::vector<size_t> carried_by(size_t node) const;
   Result<void> start_more_agents();

@@ -47,6 +47,7 @@ Result<std::unique_ptr<AgentPool>> connect_nodes(const ConnectOptions& flags, st
   options.ssh.connect_timeout_s = flags.connect_timeout_s;
   options.ssh.config_file = flags.ssh_config;
   options.ssh.kex = flags.ssh_kex;
+  options.ssh.cipher = flags.ssh_cipher;
   options.fanout = flags.fanout;
   options.fall_back_to_star = flags.fall_back_to_star;
   auto pool = AgentPool::create(std::move(nodes), options);

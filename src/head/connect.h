@@ -18,6 +18,7 @@ struct ConnectOptions {
   std::string ssh_kex = "fast";  // transport/ssh_kex.h
   size_t fanout = kDefaultFanout;  // PoolOptions::fanout (0: the star)
   bool fall_back_to_star = true;
+  std::string ssh_cipher = "auto";  // transport/ssh_cipher.h
 };
 
 // True when every host is this machine (localhost / 127.0.0.1 without a user).

@@ -208,13 +208,15 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     sync.fresh_destination = !options.stage.empty();
     sync.quiet = true;
     sync.fanout = options.fanout;
+    sync.data = options.data;
     say(options, fmt::format("sending {} ({}) to {}", kArchiveName, sync_head::format_size(report.archive_bytes),
                              join(need_names, ", ")));
     int64_t start = posix::monotonic_ms();
     auto sent = sync_head::run_sync(sync);
     report.send_ms = posix::monotonic_ms() - start;
     if (!sent) return sent.error();
-    say(options, fmt::format("sent and verified in {:.1f} s; loading", report.send_ms / 1000.0));
+    say(options, fmt::format("sent and verified in {:.1f} s, file data over {}; loading", report.send_ms / 1000.0,
+                             sent->data_path.empty() ? "ssh" : sent->data_path));
     auto loaded = load_on(options, need, sync.to + "/" + kArchiveName, report.id, sync.to == dir);
     if (!loaded) return loaded.error();
     for (size_t i = 0, k = 0; i < report.nodes.size(); ++i) {

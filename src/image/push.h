@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "head/connect.h"
+#include "sync_head/run_sync.h"
 #include "util/result.h"
 
 namespace muster::image {
@@ -30,6 +31,7 @@ struct PushOptions {
   std::string stage;    // on the nodes, a fresh private directory per push goes below it; "" = the path of
                         // the head's cache
   std::string fanout = "auto";  // as muster sync's
+  sync_head::DataPathFlags data;  // as muster sync's: the archive goes over the direct data path when it can
   bool quiet = false;
 };
 

@@ -29,8 +29,10 @@ Result<EnvList> environment_of(const LaunchRequest& request) {
 }
 
 head::ConnectOptions connect_options(const LaunchRequest& request) {
-  return head::ConnectOptions{request.hosts, request.connect_timeout_s, request.ssh_config, request.ssh_kex,
-                              request.job.fanout};
+  head::ConnectOptions options{request.hosts, request.connect_timeout_s, request.ssh_config, request.ssh_kex,
+                               request.job.fanout};
+  options.ssh_cipher = request.ssh_cipher;
+  return options;
 }
 
 // --preflight: the fast part of `muster doctor` (no N×N ssh, no shared-filesystem test). Errors stop the launch.
@@ -152,6 +154,7 @@ Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   options.ssh.multiplex = !request.no_multiplex;
   options.ssh.config_file = request.ssh_config;
   options.ssh.kex = request.ssh_kex;
+  options.ssh.cipher = request.ssh_cipher;
   options.hang_timeout_ms = static_cast<int64_t>(request.hang_timeout_s * 1000);
   options.kill_on_hang = request.on_hang != "dump";
   options.python = job_python(options.command);

@@ -33,6 +33,7 @@ struct LaunchRequest {
   std::vector<std::string> ssh_options;
   std::string ssh_config;
   std::string ssh_kex = "fast";  // transport/ssh_kex.h
+  std::string ssh_cipher = "auto";  // transport/ssh_cipher.h
   bool no_multiplex = false;
   double hang_timeout_s = 600;            // see LaunchOptions::hang_timeout_ms
   std::string on_hang = "kill";           // kill or dump

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace muster::posix {
 
@@ -76,6 +78,32 @@ Result<std::vector<std::string>> resolve_addresses(const std::string& name) {
   ::freeaddrinfo(list);
   ipv4.insert(ipv4.end(), ipv6.begin(), ipv6.end());
   return ipv4;
+}
+
+bool cpuinfo_has_aes(std::string_view cpuinfo) {
+  size_t start = 0;
+  while (start < cpuinfo.size()) {
+    size_t end = cpuinfo.find('\n', start);
+    if (end == std::string_view::npos) end = cpuinfo.size();
+    std::string_view line = cpuinfo.substr(start, end - start);
+    start = end + 1;
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+    if (key != "flags" && key != "Features") continue;
+    std::string words = " " + std::string(line.substr(colon + 1)) + " ";
+    return words.find(" aes ") != std::string::npos;  // the first CPU speaks for all
+  }
+  return false;
+}
+
+bool cpu_has_aes() {
+  std::ifstream in("/proc/cpuinfo");
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return cpuinfo_has_aes(text.str());
 }
 
 }  // namespace muster::posix

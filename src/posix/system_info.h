@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -38,5 +39,11 @@ int64_t unix_time_ms();
 // The addresses getaddrinfo(3) gives for `name` as numeric strings, IPv4 first, each once, otherwise in the
 // resolver's order. An error when the name does not resolve.
 Result<std::vector<std::string>> resolve_addresses(const std::string& name);
+
+// Whether this CPU has AES instructions (x86 AES-NI: "aes" in /proc/cpuinfo's flags; ARMv8: "aes" in its
+// Features), which make AES-GCM the fastest cipher ssh and OpenSSL offer. False when /proc/cpuinfo cannot be read.
+bool cpu_has_aes();
+// The same decision on the text of a /proc/cpuinfo (for tests).
+bool cpuinfo_has_aes(std::string_view cpuinfo);
 
 }  // namespace muster::posix

@@ -187,6 +187,39 @@ std::string encode_relay_header(std::string_view hops, size_t frame_size) {
   return header;
 }
 
+std::string encode_sync_data_header(uint32_t session, uint32_t file, SyncCodec codec, uint32_t raw_size,
+                                    size_t bytes) {
+  size_t length = 1 + 4 + 4 + 1 + 4 + 4 + bytes;
+  assert(length <= kMaxFrame && "message too large for one frame");
+  std::string header;
+  WireWriter w(header);
+  w.u32(static_cast<uint32_t>(length));
+  w.u8(static_cast<uint8_t>(Type::sync_data));
+  w.u32(session);
+  w.u32(file);
+  w.u8(static_cast<uint8_t>(codec));
+  w.u32(raw_size);
+  w.u32(static_cast<uint32_t>(bytes));
+  return header;
+}
+
+Result<SyncDataView> decode_sync_data(std::string_view payload) {
+  WireReader r(payload);
+  SyncDataView view;
+  view.session = r.u32("session");
+  view.file = r.u32("file");
+  uint8_t codec = r.u8("codec");
+  if (r.ok() && codec > 2) r.fail(fmt::format("codec {} is not in 0..2", codec));
+  view.codec = static_cast<SyncCodec>(codec);
+  view.raw_size = r.u32("raw_size");
+  view.bytes = r.str_view("bytes");
+  if (!r.ok()) {
+    return make_error(ErrorKind::protocol, "malformed SyncData frame (type {}, {} byte payload): {}",
+                      static_cast<int>(Type::sync_data), payload.size(), r.failure());
+  }
+  return view;
+}
+
 void encode_output_header(uint32_t worker, Stream stream, size_t bytes, char* out) {
   assert(bytes <= kMaxOutputChunk && "output chunk too large");
   std::string header;

@@ -39,6 +39,20 @@ struct RelayView {
 Result<RelayView> decode_relay(std::string_view payload);  // the payload of a Type::relay frame
 std::string encode_relay_header(std::string_view hops, size_t frame_size);
 
+// A SyncData without a copy of its bytes: the header that, followed by `bytes` bytes, is exactly
+// encode(SyncData{session, file, codec, raw_size, those bytes}) (the head sends file data behind it), and a decoded
+// SyncData whose bytes are a view into the payload (a node writes them to the file from there).
+std::string encode_sync_data_header(uint32_t session, uint32_t file, SyncCodec codec, uint32_t raw_size,
+                                    size_t bytes);
+struct SyncDataView {
+  uint32_t session = 0;
+  uint32_t file = 0;
+  SyncCodec codec = SyncCodec::raw;
+  uint32_t raw_size = 0;
+  std::string_view bytes;
+};
+Result<SyncDataView> decode_sync_data(std::string_view payload);  // the payload of a Type::sync_data frame
+
 // The bytes of an Output frame before its `bytes` field's content (frame length, type, worker, stream, byte count):
 // kOutputHeaderSize of them, written to `out`. The agent reads worker output in place behind it (no copy).
 inline constexpr size_t kOutputHeaderSize = 4 + 1 + 4 + 1 + 4;

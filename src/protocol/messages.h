@@ -39,6 +39,9 @@ enum class Type : uint8_t {
   node_lost = 15,
   attempt_cleared = 16,
   sync_digest = 28,
+  sync_data_ready = 29,
+  sync_data_linked = 30,
+  sync_data_lost = 31,
   spawn_worker = 64,
   signal = 65,
   terminate = 66,
@@ -55,6 +58,9 @@ enum class Type : uint8_t {
   relay = 77,
   dump_stacks = 78,
   sync_send_manifest = 79,
+  sync_data_listen = 80,
+  sync_data_connect = 81,
+  sync_data_drop = 82,
 };
 
 // The range of valid wire values of an enumerated field (u8 on the wire).
@@ -204,7 +210,53 @@ struct SyncDigest {
   }
   bool operator==(const SyncDigest&) const = default;
 };
-enum class SyncAckState : uint8_t { progress = 0, done = 1, failed = 2 };
+// corrupt: the file's content did not verify (its hash, or a record of the direct data path): the temporary is gone
+// and the head may send the file again; failed: anything else (it is not sent again).
+// The direct data path (section 8a). SyncDataReady: this node listens for its parent's streams on `port` (or
+// `error` says why it cannot). SyncDataLinked: this node's streams to node `node` (a child in the tree) are up, or
+// `error` says why not (that child then gets its data over ssh). SyncDataLost: this node's incoming data link
+// failed (`why`); it dropped the files it was receiving, and its own links to its children.
+struct SyncDataReady {
+  static constexpr Type kType = Type::sync_data_ready;
+  static constexpr const char* kName = "SyncDataReady";
+  uint32_t session = 0;
+  uint32_t port = 0;
+  std::string error;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.port, "port");
+    visit(m.error, "error");
+  }
+  bool operator==(const SyncDataReady&) const = default;
+};
+struct SyncDataLinked {
+  static constexpr Type kType = Type::sync_data_linked;
+  static constexpr const char* kName = "SyncDataLinked";
+  uint32_t session = 0;
+  uint32_t node = 0;
+  std::string error;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.node, "node");
+    visit(m.error, "error");
+  }
+  bool operator==(const SyncDataLinked&) const = default;
+};
+struct SyncDataLost {
+  static constexpr Type kType = Type::sync_data_lost;
+  static constexpr const char* kName = "SyncDataLost";
+  uint32_t session = 0;
+  std::string why;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.why, "why");
+  }
+  bool operator==(const SyncDataLost&) const = default;
+};
+enum class SyncAckState : uint8_t { progress = 0, done = 1, failed = 2, corrupt = 3 };
 struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
   static constexpr Type kType = Type::sync_ack;
   static constexpr const char* kName = "SyncAck";
@@ -217,7 +269,7 @@ struct SyncAck {  // bytes of file `file` written so far, or the file's verdict
   static void fields(Self& m, Visit& visit) {
     visit(m.session, "session");
     visit(m.file, "file");
-    visit(m.state, "state", Range{0, 2});
+    visit(m.state, "state", Range{0, 3});
     visit(m.bytes, "bytes");
     visit(m.error, "error");
   }
@@ -565,6 +617,72 @@ struct SyncCommit {  // after every file: symlinks, metadata of unchanged files,
   bool operator==(const SyncCommit&) const = default;
 };
 
+// The direct data path (section 8a). SyncDataListen: listen for the parent's `streams` TCP streams (cipher: 0
+// plaintext, 1 AES-128-GCM, 2 ChaCha20-Poly1305; `secret`: the session's, 32 bytes), for `timeout_ms`; answered
+// by SyncDataReady. SyncDataConnect: open `streams` streams to each child `nodes[i]` at `hosts[i]`:`ports[i]`;
+// answered by one SyncDataLinked per child. SyncDataDrop: stop using the data link to child `node` (close it);
+// what follows for that child goes over ssh.
+struct SyncDataListen {
+  static constexpr Type kType = Type::sync_data_listen;
+  static constexpr const char* kName = "SyncDataListen";
+  uint32_t session = 0;
+  uint8_t cipher = 0;
+  uint32_t streams = 1;
+  std::string secret;
+  uint32_t timeout_ms = 10'000;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.cipher, "cipher");
+    visit(m.streams, "streams");
+    visit(m.secret, "secret");
+    visit(m.timeout_ms, "timeout_ms");
+    visit.check(m.cipher <= 2, "unknown cipher");
+    visit.check(m.streams >= 1 && m.streams <= 64, "streams must be 1..64");
+  }
+  bool operator==(const SyncDataListen&) const = default;
+};
+struct SyncDataConnect {
+  static constexpr Type kType = Type::sync_data_connect;
+  static constexpr const char* kName = "SyncDataConnect";
+  uint32_t session = 0;
+  uint8_t cipher = 0;
+  uint32_t streams = 1;
+  std::string secret;
+  uint32_t timeout_ms = 10'000;
+  std::vector<uint32_t> nodes;
+  std::vector<std::string> hosts;
+  std::vector<uint32_t> ports;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.cipher, "cipher");
+    visit(m.streams, "streams");
+    visit(m.secret, "secret");
+    visit(m.timeout_ms, "timeout_ms");
+    visit(m.nodes, "nodes");
+    visit(m.hosts, "hosts");
+    visit(m.ports, "ports");
+    visit.check(m.cipher <= 2, "unknown cipher");
+    visit.check(m.streams >= 1 && m.streams <= 64, "streams must be 1..64");
+    visit.check(m.hosts.size() == m.nodes.size() && m.ports.size() == m.nodes.size(),
+                "nodes, hosts and ports differ in number");
+  }
+  bool operator==(const SyncDataConnect&) const = default;
+};
+struct SyncDataDrop {
+  static constexpr Type kType = Type::sync_data_drop;
+  static constexpr const char* kName = "SyncDataDrop";
+  uint32_t session = 0;
+  uint32_t node = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.session, "session");
+    visit(m.node, "node");
+  }
+  bool operator==(const SyncDataDrop&) const = default;
+};
+
 struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; answered by WorkerStack per worker
   static constexpr Type kType = Type::dump_stacks;
   static constexpr const char* kName = "DumpStacks";
@@ -580,10 +698,11 @@ struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; an
 
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
-                                  WorkerNote, NodeLost, SyncDigest, AttemptCleared>;
+                                  WorkerNote, NodeLost, SyncDigest, AttemptCleared, SyncDataReady, SyncDataLinked,
+                                  SyncDataLost>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
                                  SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks,
-                                 SyncSendManifest>;
+                                 SyncSendManifest, SyncDataListen, SyncDataConnect, SyncDataDrop>;
 
 
 }  // namespace muster::protocol

@@ -123,12 +123,13 @@ struct Receiver::Session {
   std::vector<AgentMessage> send_manifest(const SyncSendManifest& m);
   std::vector<AgentMessage> prepare(const SyncPrepare& m);
   std::vector<AgentMessage> start_file(const SyncFile& m);
-  std::vector<AgentMessage> data(const SyncData& m);
+  std::vector<AgentMessage> data(const SyncDataView& m);
   std::vector<AgentMessage> commit(const SyncCommit& m);
   Result<void> copy_local(const Entry& entry);
   Result<void> apply_commit_entry(const Entry& entry);
   AgentMessage finish(uint32_t file_id);
-  AgentMessage fail_file(uint32_t file_id, uint64_t bytes, const std::string& why);
+  AgentMessage fail_file(uint32_t file_id, uint64_t bytes, const std::string& why,
+                         SyncAckState state = SyncAckState::failed);
 };
 
 std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
@@ -214,17 +215,21 @@ std::vector<AgentMessage> Receiver::Session::prepare(const SyncPrepare& m) {
   return done("");
 }
 
-AgentMessage Receiver::Session::fail_file(uint32_t file_id, uint64_t bytes, const std::string& why) {
+AgentMessage Receiver::Session::fail_file(uint32_t file_id, uint64_t bytes, const std::string& why,
+                                          SyncAckState state) {
   if (auto it = files.find(file_id); it != files.end()) {
     discard(*it->second);
     files.erase(it);
   }
-  return SyncAck{id, file_id, SyncAckState::failed, bytes, why};
+  return SyncAck{id, file_id, state, bytes, why};
 }
 
 std::vector<AgentMessage> Receiver::Session::start_file(const SyncFile& m) {
   if (!tree) return {SyncAck{m.session, m.file, SyncAckState::failed, 0, "no destination open"}};
-  if (files.count(m.file)) return {fail_file(m.file, 0, "file id reused")};
+  if (auto it = files.find(m.file); it != files.end()) {  // sent again from its start (the head's resend)
+    discard(*it->second);
+    files.erase(it);
+  }
   auto parent = tree->parent_of(m.path, true);
   if (!parent) return {SyncAck{m.session, m.file, SyncAckState::failed, 0, parent.error().message}};
   auto file = std::make_unique<Incoming>();
@@ -244,7 +249,7 @@ std::vector<AgentMessage> Receiver::Session::start_file(const SyncFile& m) {
   return {};
 }
 
-std::vector<AgentMessage> Receiver::Session::data(const SyncData& m) {
+std::vector<AgentMessage> Receiver::Session::data(const SyncDataView& m) {
   auto it = files.find(m.file);
   if (it == files.end()) return {};  // the file failed already: its remaining data is dropped
   Incoming& file = *it->second;
@@ -288,10 +293,12 @@ AgentMessage Receiver::Session::finish(uint32_t file_id) {
   const SyncFile& h = file.header;
   uint64_t got = file.hash.digest();
   if (got != h.hash) {
+    // corrupt, not failed: the head may send it again (bytes changed on the way, or the source while it was read).
     return fail_file(file_id, file.written,
-                     fmt::format("{}: content hash {:016x} does not match the source's {:016x} (the source file "
-                                 "changed while it was read?); not written",
-                                 shown(h.path), got, h.hash));
+                     fmt::format("{}: content hash {:016x} does not match the source's {:016x} (changed on the way, "
+                                 "or the source file changed while it was read); not written",
+                                 shown(h.path), got, h.hash),
+                     SyncAckState::corrupt);
   }
   // The size first: a file that ends in a hole has none of that hole written.
   if (auto sized = posix::truncate_fd(file.fd.get(), h.size); !sized) {
@@ -419,6 +426,17 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
   return done("");
 }
 
+std::vector<AgentMessage> Receiver::handle_data(const SyncDataView& data) {
+  if (!session_) return {AgentError{"sync frame without SyncOpen"}};
+  return session_->data(data);
+}
+
+void Receiver::abandon_incoming() {
+  if (!session_) return;
+  for (auto& entry : session_->files) Session::discard(*entry.second);
+  session_->files.clear();
+}
+
 Receiver::Receiver() = default;
 Receiver::~Receiver() = default;
 
@@ -442,7 +460,9 @@ std::vector<AgentMessage> Receiver::handle(const HeadMessage& message) {
         if constexpr (std::is_same_v<M, SyncSendManifest>) return session_->send_manifest(m);
         else if constexpr (std::is_same_v<M, SyncPrepare>) return session_->prepare(m);
         else if constexpr (std::is_same_v<M, SyncFile>) return session_->start_file(m);
-        else if constexpr (std::is_same_v<M, SyncData>) return session_->data(m);
+        else if constexpr (std::is_same_v<M, SyncData>) {
+          return session_->data(SyncDataView{m.session, m.file, m.codec, m.raw_size, m.bytes});
+        }
         else if constexpr (std::is_same_v<M, SyncCommit>) return session_->commit(m);
         else return {};
       },

@@ -7,10 +7,12 @@
 //                  kSyncDigestFirst: answers with SyncDigest (sync/plan.h plan_digest) and holds the manifest;
 //   SyncSendManifest -> the held manifest's SyncManifest parts (an error part when none is held).
 //   SyncPrepare -> deletes what the head says (children first), makes directories; SyncStepDone.
-//   SyncFile    -> opens `.<name>.muster-tmp-<pid>-<file>` next to the destination file;
+//   SyncFile    -> opens `.<name>.muster-tmp-<pid>-<file>` next to the destination file (a SyncFile for a file
+//                  still in flight starts it again: the head sends a file again from its start);
 //   SyncData    -> appends (decompressing zstd), hashing as it goes; SyncAck progress. When the declared size is
 //                  reached the hash is checked and, only if it matches, the file gets its mode and mtime and is
-//                  renamed over the destination path: SyncAck done (or failed, with the temporary removed).
+//                  renamed over the destination path: SyncAck done (or corrupt, with the temporary removed: the
+//                  head may send it again; failed for any other reason).
 //   SyncCommit  -> symlinks, metadata of unchanged files, directories' metadata, saves the hash cache;
 //                  SyncStepDone.
 // Destruction (the head is gone, the agent exits) removes the temporary file of a file still in flight, so an
@@ -20,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "protocol/codec.h"
 #include "protocol/messages.h"
 
 namespace muster::sync {
@@ -34,6 +37,11 @@ class Receiver {
   // Whether `message` is a sync frame (the agent routes those here).
   static bool handles(const protocol::HeadMessage& message);
   std::vector<protocol::AgentMessage> handle(const protocol::HeadMessage& message);
+  // A SyncData whose bytes are a view into the frame it came in (no copy on the way to the file).
+  std::vector<protocol::AgentMessage> handle_data(const protocol::SyncDataView& data);
+  // The data link these files came over broke (sync/data_inbound.h): the files in flight are dropped, temporaries
+  // removed; the head sends them again from their start.
+  void abandon_incoming();
 
  private:
   struct Session;

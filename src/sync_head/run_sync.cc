@@ -7,6 +7,7 @@
 
 #include "posix/file.h"
 #include "posix/signals.h"
+#include "posix/system_info.h"
 #include "posix/terminal.h"
 #include "sync_head/last_sync.h"
 #include "sync_head/sync_view.h"
@@ -32,6 +33,7 @@ Result<SyncReport> run_sync_on_pool(head::AgentPool& pool, const std::vector<std
   auto report = sync_to_nodes(pool, request, source, progress);
   if (drew) posix::write_stderr("\r\033[K");
   if (!report) return report.error();
+  for (const auto& note : report->data_notes) fmt::print(stderr, "muster sync: {}\n", note);
   if (report->over_star_limit > 0) return report;  // nothing was done: run_sync goes on with the chain
   if (request.dry_run) {
     fmt::print("{}", format_dry_run(*report, names, request.source, request.destination));
@@ -78,6 +80,18 @@ Result<SyncRequest> make_sync_request(const SyncOptions& flags) {
   auto links = parse_link_policy(flags.links);
   if (!links) return links.error();
   request.links = *links;
+  using Mode = SyncRequest::DataPath;
+  if (flags.data.mode == "auto") request.data_path = Mode::automatic;
+  else if (flags.data.mode == "direct") request.data_path = Mode::direct;
+  else if (flags.data.mode == "ssh") request.data_path = Mode::ssh;
+  else return make_error(ErrorKind::usage, "--data-path {}: auto, direct or ssh", flags.data.mode);
+  if (flags.data.streams < 1 || flags.data.streams > 64) {
+    return make_error(ErrorKind::usage, "--streams {}: 1 to 64", flags.data.streams);
+  }
+  request.direct.streams = flags.data.streams;
+  request.direct.cipher = flags.data.trusted_network ? sync::DataCipher::plain
+                                                     : sync::preferred_cipher(posix::cpu_has_aes());
+  request.direct.timeout_ms = flags.connect.connect_timeout_s * 1000;
   return request;
 }
 

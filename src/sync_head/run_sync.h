@@ -13,6 +13,13 @@
 
 namespace muster::sync_head {
 
+// How the bulk of a sync travels (`--data-path`, `--trusted-network`, `--streams`; `muster image push` too).
+struct DataPathFlags {
+  std::string mode = "auto";     // auto, direct, ssh (SyncRequest::DataPath)
+  bool trusted_network = false;  // plaintext on the direct path (as NCCL and sbcast send): no AEAD
+  uint32_t streams = 1;          // TCP streams per hop
+};
+
 struct SyncOptions {
   head::ConnectOptions connect;
   std::string source;
@@ -28,6 +35,7 @@ struct SyncOptions {
   // star, chain, a number (a tree of that fanout), or auto (chain from 3 ssh nodes on; a node the chain cannot
   // reach is reached from the head; the star when the source is unchanged since the last sync: last_sync.h)
   std::string fanout = "auto";
+  DataPathFlags data;
 };
 
 // Absolute, normalized paths; exclude patterns and files parsed (errors name the file and line).

@@ -10,6 +10,10 @@
 //    memory and queues stay bounded and the slowest node sets the pace. Nodes verify each file's hash before
 //    renaming it into place.
 // 4. Commits (symlinks, metadata, directory times) and collects per-node results.
+// The bulk of step 3 (and the Prepare and Commit around it) goes over the direct data path when it pays
+// (data_routes.h: TCP between the nodes, the control staying on ssh); a hop that cannot be made stays on ssh and
+// the report says why. A file whose content did not verify on a node (SyncAck corrupt), or that was in flight when
+// a node's data link broke, is sent to that node again (kMaxSends in all).
 // A node that is lost or reports an error does not stop the others; its report says what happened (through a
 // tree, a lost node takes the nodes it carried along). In a pool with a fanout (head/agent_pool.h) every file
 // leaves the head once per connection and crosses each link once: a fanout of 1 is a relay chain.
@@ -23,6 +27,7 @@
 #include "head/agent_pool.h"
 #include "sync/exclude.h"
 #include "sync/plan.h"
+#include "sync_head/data_routes.h"
 #include "sync_head/source_scan.h"
 
 namespace muster::sync_head {
@@ -40,6 +45,11 @@ struct SyncRequest {
   // Above 0: when some node needs more than this many bytes, nothing is sent, and the report says so
   // (over_star_limit): run_sync then takes the relay chain it had skipped for a source it thought the nodes held.
   uint64_t star_limit_bytes = 0;
+  // The direct data path: auto (when a node needs at least direct_min_bytes; ssh where a hop cannot be made),
+  // direct (whatever the size; a hop that cannot be made is an error), ssh (never).
+  enum class DataPath { automatic, direct, ssh } data_path = DataPath::automatic;
+  uint64_t direct_min_bytes = 16u << 20;
+  DataPathOptions direct;
 };
 
 struct NodeSyncReport {
@@ -49,6 +59,7 @@ struct NodeSyncReport {
   uint64_t files_done = 0;  // files written and verified
   uint64_t bytes_done = 0;  // their bytes
   uint64_t wire_bytes = 0;  // bytes of file data sent to this node (after compression)
+  uint64_t files_resent = 0;  // files sent to it again (content that did not verify, a data link that broke)
   int64_t finished_ms = 0;  // since the start of the transfer
   bool ok() const { return error.empty() && file_errors.empty(); }
 };
@@ -67,6 +78,8 @@ struct SyncReport {
   size_t head_connections = 0;   // the pool's connections()
   uint64_t over_star_limit = 0;  // the bytes of the node that needs most, when above star_limit_bytes (then no
                                  // file was sent and nothing changed)
+  std::string data_path;                // how the data travelled: "ssh", or the direct path's cipher and hops
+  std::vector<std::string> data_notes;  // hops that stayed on (or went back to) ssh, and why
   std::vector<NodeSyncReport> nodes;
   bool ok() const;
 };

@@ -118,6 +118,13 @@ std::string format_summary(const SyncReport& report, const std::vector<std::stri
     out += fmt::format("; the head sent {} ({})", format_size(report.head_wire_bytes), how);
   }
   out += "\n";
+  if (moved_max > 0) out += fmt::format("file data over {}\n", report.data_path.empty() ? "ssh" : report.data_path);
+  uint64_t resent = 0;
+  for (const auto& node : report.nodes) resent += node.files_resent;
+  if (resent > 0) {
+    out += fmt::format("{} file{} sent again (content that did not verify on a node, or in flight when a data link "
+                       "broke)\n", resent, resent == 1 ? "" : "s");
+  }
   return out;
 }
 

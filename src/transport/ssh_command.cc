@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "transport/ssh_cipher.h"
 #include "transport/ssh_kex.h"
 #include "util/sha256.h"
 #include "util/shell_quote.h"
@@ -108,8 +109,8 @@ std::vector<std::string> ssh_argv(const SshOptions& options, const std::string& 
     option(fmt::format("ControlPersist={}", options.control_persist_s));
   }
   // OpenSSH's default order puts ChaCha20 first; AES-GCM runs in hardware (AES-NI, ARMv8 crypto) at several
-  // times its speed, which is what moves sync data and logs. The same algorithms, AES-GCM preferred.
-  if (options.prefer_aes_gcm) option(std::string("Ciphers=") + kPreferredCiphers);
+  // times its speed, which is what moves sync data and logs (ssh_cipher.h).
+  if (auto ciphers = cipher_algorithms(options.cipher, options.cpu_has_aes)) option("Ciphers=" + *ciphers);
   argv.push_back("--");
   argv.push_back(destination);
   argv.push_back(remote_command);

@@ -6,6 +6,7 @@
 
 #include "posix/file.h"
 #include "posix/private_dir.h"
+#include "posix/system_info.h"
 #include "transport/spawn_agent.h"
 #include "transport/ssh_command.h"
 #include "transport/ssh_kex.h"
@@ -82,6 +83,7 @@ class SshTransport final : public Transport {
 }  // namespace
 
 std::unique_ptr<Transport> make_ssh_transport(SelfBinary binary, SshOptions options) {
+  options.cpu_has_aes = posix::cpu_has_aes();
   return std::make_unique<SshTransport>(std::move(binary), std::move(options));
 }
 

@@ -76,10 +76,6 @@ class Transport {
   }
 };
 
-// OpenSSH's default ciphers (all there since 6.5), AES-GCM first.
-inline constexpr const char* kPreferredCiphers =
-    "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr";
-
 struct SshOptions {
   int connect_timeout_s = 10;
   int server_alive_interval_s = 5;
@@ -88,7 +84,10 @@ struct SshOptions {
   std::string control_dir;    // empty: ~/.cache/muster/ssh; must be private (posix/private_dir.h), else start() fails
   std::vector<std::string> extra_options;  // -o values from the user
   std::string config_file;    // ssh -F FILE; empty: the user's ~/.ssh/config
-  bool prefer_aes_gcm = true;  // -o Ciphers=kPreferredCiphers (a user's --ssh-option Ciphers=... wins)
+  // -o Ciphers: "auto" (AES-GCM first when the CPU has AES instructions), "default" (none) or a list
+  // (ssh_cipher.h); the user's -o wins. make_ssh_transport() fills cpu_has_aes for "auto".
+  std::string cipher = "auto";
+  bool cpu_has_aes = false;
   std::string kex = "fast";    // -o KexAlgorithms: "fast", "default" (none) or a list (ssh_kex.h); the user's -o wins
 };
 

@@ -74,6 +74,9 @@ push() {
   done
   assert_contains "$(cat "$out")" "3 of 3 nodes need it" "push output"
   [[ $(cat "$out") != *"cannot relay"* ]] || fail "push did not use the relay chain: $(cat "$out")"
+  # Issue 29, item 4: the archive (hundreds of MB) takes sync's direct data path, every hop of the chain.
+  assert_contains "$(cat "$out")" "file data over direct TCP, " "push output (the direct data path)"
+  assert_contains "$(cat "$out")" "($NODES of $NODES hops)" "push output (every hop direct)"
   step "1. pushed to 3 nodes in $(fmt_ms "$ms") s:"$'\n'"$(sed 's/^/    /' "$out")"
   t0=$(now_us)
   head_muster image push "$IMAGE_NAME" "${MUSTER_SSH[@]}" -w "node[1-$NODES]" >"$out" 2>&1 ||

@@ -58,6 +58,13 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncDigest{2, 0, "", "cannot open /data: Permission denied"},
       AttemptCleared{},
       AttemptCleared{3},
+      SyncAck{1, 5, SyncAckState::corrupt, 7, "content hash does not match"},
+      SyncDataReady{},
+      SyncDataReady{4, 40123, ""},
+      SyncDataReady{4, 0, "cannot listen on a TCP port: Too many open files"},
+      SyncDataLinked{4, 3, ""},
+      SyncDataLinked{4, 3, "cannot open TCP to 10.0.0.3:40123: Connection refused"},
+      SyncDataLost{4, "a record on the data link failed authentication"},
   };
 }
 
@@ -85,6 +92,7 @@ std::vector<HeadMessage> sample_head_messages() {
       SyncFile{3, 9, "dir/file.bin", 300u << 20, 0755, -5, UINT64_MAX},
       SyncData{3, 9, SyncCodec::zstd, 1u << 20, kBinary},
       SyncData{3, 9, SyncCodec::raw, 0, ""},
+      SyncData{3, 9, SyncCodec::hole, 1u << 26, ""},
       SyncCommit{3, kBinary, "", "x"},
       RelayOpen{{"node2", "u@node3"}, {"node2", "node3"}, 10, 0, {1, 2}, {0, 1}, kRelaySsh},
       RelayOpen{{"vnode5"}, {"vnode5"}, 3, 4, {5}, {4}, kRelayLocal},
@@ -97,6 +105,11 @@ std::vector<HeadMessage> sample_head_messages() {
       SyncOpen{3, "/data/code", {}, kSyncDryRun | kSyncDigestFirst},
       SyncSendManifest{},
       SyncSendManifest{3},
+      SyncDataListen{},
+      SyncDataListen{4, 1, 3, kBinary, 20000},
+      SyncDataConnect{},
+      SyncDataConnect{4, 2, 1, kBinary, 10000, {3, 5}, {"10.0.0.3", "fd00::5"}, {40123, 40999}},
+      SyncDataDrop{4, 3},
   };
 }
 
@@ -260,7 +273,7 @@ TEST(Codec, OutOfRangeEnumsAreErrors) {
     std::string payload = "\x01\0\0\0"s + static_cast<char>(how) + "\0\0\0\0\0\0\0\0"s;
     EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::worker_exited), payload).has_value()) << int{how};
   }
-  for (uint8_t state : {3, 255}) {
+  for (uint8_t state : {4, 255}) {
     std::string payload = "\x01\0\0\0\x01\0\0\0"s + static_cast<char>(state) + std::string(12, '\0');
     EXPECT_FALSE(decode_agent(static_cast<uint8_t>(Type::sync_ack), payload).has_value()) << int{state};
   }
@@ -276,11 +289,27 @@ TEST(Codec, TypesOutsideTheDirectionDecodeToNothing) {
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
-  for (int type : {0, 1, 5, 7, 8, 63, 80, 127, 128, 255}) {
+  for (int type : {0, 1, 5, 7, 8, 63, 83, 127, 128, 255}) {
     auto decoded = decode_head(static_cast<uint8_t>(type), "");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
+}
+
+TEST(Codec, ASyncDataHeaderAndItsBytesAreExactlyTheEncodedSyncData) {
+  for (const std::string& bytes : {std::string(), kBinary, std::string(262144, 'q')}) {
+    std::string whole = encode(HeadMessage{SyncData{3, 9, SyncCodec::zstd, 1u << 18, bytes}});
+    EXPECT_EQ(encode_sync_data_header(3, 9, SyncCodec::zstd, 1u << 18, bytes.size()) + bytes, whole);
+    Frame frame = single_frame(whole);
+    auto view = decode_sync_data(frame.payload);
+    ASSERT_TRUE(view.has_value()) << view.error().message;
+    EXPECT_EQ(view->file, 9u);
+    EXPECT_EQ(view->codec, SyncCodec::zstd);
+    EXPECT_EQ(view->raw_size, 1u << 18);
+    EXPECT_EQ(view->bytes, bytes);
+  }
+  EXPECT_FALSE(decode_sync_data("\x01\0\0\0\x01\0\0\0\x07"s + std::string(8, '\0')).has_value());  // codec 7
+  EXPECT_FALSE(decode_sync_data("\x01\0\0").has_value());
 }
 
 TEST(Codec, NestedFramesDecodeOnlyWhenTheirLengthIsExact) {

@@ -1,4 +1,5 @@
 #include "transport/ssh_command.h"
+#include "transport/ssh_cipher.h"
 
 #include <sys/wait.h>
 
@@ -85,20 +86,21 @@ TEST(SshCommand, UsesBatchModeTimeoutsAndMultiplexing) {
   EXPECT_EQ(argv.back(), "true");
 }
 
-TEST(SshCommand, PrefersAesGcmButTheUsersOptionsComeFirstAndWin) {
+TEST(SshCommand, PrefersAesGcmOnAesCpusButTheUsersOptionsComeFirstAndWin) {
   SshOptions options;
+  options.cpu_has_aes = true;
   options.extra_options = {"Ciphers=aes256-ctr", "BatchMode=no"};
   auto argv = ssh_argv(options, "node1", "true");
-  EXPECT_TRUE(has_option(argv, std::string("Ciphers=") + kPreferredCiphers));
+  EXPECT_TRUE(has_option(argv, std::string("Ciphers=") + kAesFirstCiphers));
   // ssh keeps the first value of an option: the user's must come before muster's.
   auto position = [&](const std::string& value) {
     return std::find(argv.begin(), argv.end(), value) - argv.begin();
   };
-  EXPECT_LT(position("Ciphers=aes256-ctr"), position(std::string("Ciphers=") + kPreferredCiphers));
+  EXPECT_LT(position("Ciphers=aes256-ctr"), position(std::string("Ciphers=") + kAesFirstCiphers));
   EXPECT_LT(position("BatchMode=no"), position("BatchMode=yes"));
-  options.prefer_aes_gcm = false;
+  options.cipher = kCipherDefault;
   argv = ssh_argv(options, "node1", "true");
-  EXPECT_FALSE(has_option(argv, std::string("Ciphers=") + kPreferredCiphers));
+  EXPECT_FALSE(has_option(argv, std::string("Ciphers=") + kAesFirstCiphers));
 }
 
 TEST(SshCommand, NoMultiplexingWhenOff) {
