@@ -16,6 +16,7 @@
 #include "agent/python_hook.h"
 #include "agent/relay_set.h"
 #include "agent/stack_dumper.h"
+#include "agent/telemetry_sampler.h"
 #include "agent/worker_set.h"
 #include "agent/worker_setup.h"
 #include "posix/clock.h"
@@ -46,7 +47,7 @@ protocol::Hello make_hello(const std::string& node_name) {
   hello.version = kVersion;
   hello.hostname = !node_name.empty() ? node_name : posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
-  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts"};
+  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts", "telemetry"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
     // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
     std::string text = connection;
@@ -74,6 +75,7 @@ class Agent {
   void on_signals(const std::vector<int>& signals);
   int next_timeout(int64_t now) const;
   bool finished() const;
+  std::vector<TelemetrySampler::WorkerInfo> worker_infos() const;
 
   const AgentOptions& options_;
   posix::EventLoop& loop_;
@@ -83,6 +85,7 @@ class Agent {
   HeadLink head_;
   RelaySet relays_;
   WorkerSet workers_;
+  TelemetrySampler telemetry_;
   sync::Receiver receiver_;
   bool shutdown_requested_ = false;
 };
@@ -105,7 +108,11 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
       relays_(loop, head_, guard, options.heartbeat_ms, options.heartbeat_timeout_ms,
               [this](const protocol::HeadMessage& message) { on_head_message(message); }),
       workers_(loop, head_, guard, setup_, dumper_,
-               WorkerSet::Options{options.in_container, [this] { return relays_.size(); }}) {
+               WorkerSet::Options{options.in_container, [this] { return relays_.size(); },
+                                  [this](uint32_t worker, protocol::Stream stream, std::string_view bytes) {
+                                    telemetry_.output(worker, stream, bytes);
+                                  }}),
+      telemetry_(loop, head_, [this] { return worker_infos(); }, options.node_name) {
   setup_.set_node_name(options_.node_name);
 }
 
@@ -118,7 +125,9 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, protocol::SpawnWorker>) {
-          workers_.spawn(m);
+          protocol::SpawnWorker spawn = m;
+          telemetry_.prepare(spawn);
+          workers_.spawn(std::move(spawn));
         } else if constexpr (std::is_same_v<M, protocol::Signal>) {
           workers_.signal(m.worker, m.signal, m.attempt);
         } else if constexpr (std::is_same_v<M, protocol::Terminate>) {
@@ -136,6 +145,8 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
           relays_.open(m);
         } else if constexpr (std::is_same_v<M, protocol::DumpStacks>) {
           workers_.dump_stacks(m);
+        } else if constexpr (std::is_same_v<M, protocol::TelemetryStart>) {
+          telemetry_.start(m);
         }
         // Relay never arrives here: the head link passes it to relays_ undecoded, and they drop a Relay nested in
         // a Relay.
@@ -156,6 +167,12 @@ void Agent::on_signals(const std::vector<int>& signals) {
     if (signal == SIGUSR1 || signal == SIGUSR2) continue;
     head_.give_up(fmt::format("received {}", posix::signal_name(signal)));
   }
+}
+
+std::vector<TelemetrySampler::WorkerInfo> Agent::worker_infos() const {
+  std::vector<TelemetrySampler::WorkerInfo> infos;
+  workers_.each_worker([&](uint32_t id, int pid, int pgid, bool running) { infos.push_back({id, pid, pgid, running}); });
+  return infos;
 }
 
 int Agent::next_timeout(int64_t now) const {

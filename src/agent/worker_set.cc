@@ -186,6 +186,7 @@ void WorkerSet::read(Worker& worker, Stream stream) {
     if (got->bytes == into.size()) grow_pipe(pipe);
     if (drop) continue;
     protocol::encode_output_header(worker.id, stream, got->bytes, into.data() - kHeader);
+    if (options_.on_output) options_.on_output(worker.id, stream, std::string_view(into.data(), got->bytes));
     head_.commit(kHeader + got->bytes);
   }
 }

@@ -22,6 +22,9 @@ Result<std::string> read_text_file(const std::string& path);
 
 // Opens `path` for reading; with `no_follow`, a symbolic link as its last component is an error (ELOOP).
 Result<Fd> open_read(const std::string& path, bool no_follow);
+// A FIFO at `path` (mode, never through a link: an existing entry that is not a FIFO is an error) opened for
+// reading without blocking: O_RDWR, so it never reads EOF when its writers come and go (telemetry's step marker).
+Result<Fd> make_fifo_reader(const std::string& path, uint32_t mode);
 // The last `max_bytes` of a file (all of a smaller one), starting at a line boundary when it is cut.
 Result<std::string> read_file_tail(const std::string& path, size_t max_bytes);
 // Reads until `buffer` is full or EOF; returns the bytes read (short only at EOF).

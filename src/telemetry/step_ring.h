@@ -3,8 +3,9 @@
 // the agent reads the file once a second). One file per process that steps, $MUSTER_STEPS_PREFIX<pid>. Little-
 // endian; the hook writes a record, then the header's count, so a reader that sees count N finds records up to N.
 //   header (64 bytes): "MSTEP001", u32 capacity, i32 rank (-1: unknown), u32 pid, u32 flags, u64 count, reserved
-//   record i (24 bytes, at 64 + (i % capacity) * 24): u64 i + 1, u64 end (CLOCK_MONOTONIC ns), u32 step_us,
-//                                                     u32 wait_us (time blocked in collectives during the step)
+//   record i (24 bytes, at 64 + (i % capacity) * 24): u64 i + 1, u64 end (CLOCK_MONOTONIC ns), u32 step_us (0: the
+//                                                     first step, whose start is unknown), u32 wait_us (time
+//                                                     blocked on the other ranks during the step)
 // A record overwritten before it was read is lost (its step still counts); one being rewritten while read shows a
 // different index and is skipped. Pure: decoding only.
 #pragma once
