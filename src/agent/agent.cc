@@ -111,7 +111,8 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
                WorkerSet::Options{options.in_container, [this] { return relays_.size(); },
                                   [this](uint32_t worker, protocol::Stream stream, std::string_view bytes) {
                                     telemetry_.output(worker, stream, bytes);
-                                  }}),
+                                  },
+                                  [this](uint32_t, int64_t exited_at_ms) { telemetry_.worker_ended(exited_at_ms); }}),
       telemetry_(loop, head_, [this] { return worker_infos(); }, options.node_name) {
   setup_.set_node_name(options_.node_name);
 }

@@ -113,6 +113,10 @@ uint32_t TelemetrySampler::gpu_of(uint32_t worker) const {
   return gpus_.index_of(device).value_or(telemetry::kNone);
 }
 
+void TelemetrySampler::worker_ended(int64_t exited_at_ms) {
+  if (started_ && exited_at_ms >= last_ms_) sample(posix::monotonic_ms());
+}
+
 void TelemetrySampler::sample(int64_t now) {
   timer_.arm(now + interval_ms_);
   uint32_t interval = static_cast<uint32_t>(std::max<int64_t>(now - last_ms_, 1));

@@ -42,6 +42,9 @@ class TelemetrySampler {
   void prepare(protocol::SpawnWorker& spawn);
   // A chunk of a worker's output, as it was read.
   void output(uint32_t worker, protocol::Stream stream, std::string_view bytes) { steps_.output(worker, stream, bytes); }
+  // A worker reaped at `exited_at_ms` is about to be reported: its last steps go first (a sample now, unless one
+  // was taken since it ended), so the head has them before it hears the worker ended.
+  void worker_ended(int64_t exited_at_ms);
 
  private:
   struct Facts {

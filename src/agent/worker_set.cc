@@ -275,6 +275,7 @@ void WorkerSet::report_finished(int64_t now) {
       exited.code = std::get<posix::Exited>(*worker->status).code;
     }
     if (exited.how != protocol::ExitHow::exited || exited.code != 0) send_notes(*worker);
+    if (options_.before_exited) options_.before_exited(id, worker->exited_at_ms);
     head_.send(exited);
   }
 }

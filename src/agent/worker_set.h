@@ -37,6 +37,8 @@ class WorkerSet {
     std::function<size_t()> relay_children;  // agents this one started below it (3 fds each; pipe_failure)
     // Each chunk of a worker's output as it is read (telemetry's step lines); may be empty.
     std::function<void(uint32_t worker, protocol::Stream stream, std::string_view bytes)> on_output;
+    // Just before a worker's WorkerExited goes out, with when it was reaped (telemetry sends its last steps first).
+    std::function<void(uint32_t worker, int64_t exited_at_ms)> before_exited;
   };
   WorkerSet(posix::EventLoop& loop, HeadLink& head, Guard& guard, WorkerSetup& setup, StackDumper& dumper,
             Options options);

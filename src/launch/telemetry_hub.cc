@@ -127,9 +127,7 @@ void TelemetryHub::follow_machine(int64_t now_ms) {
             fmt::format("attempt {}: rank {} on {}: {}{}", a->number + 1, *root, node, a->gang->status(*root).detail,
                         a->decision.empty() ? "" : "; " + a->decision),
             *root, node);
-    } else {
-      event(a->ended_ms, "end", fmt::format("attempt {} ended: exit code {}", a->number + 1, a->exit_code));
-    }
+    }  // an attempt that ended well is the job's end, said by finish()
   }
   const auto& roster = machine_.roster();
   for (size_t node : roster.excluded()) {
@@ -264,6 +262,7 @@ nlohmann::json TelemetryHub::finish(int exit_code, int64_t now_ms) {
   part["threshold"] = options_.straggler_threshold;
   part["window_s"] = options_.straggler_window_ms / 1000;
   part["stragglers"] = named_;
+  part["ranks"] = live_.rank_summary();  // the last attempt's
   if (auto rate = live_.steps_per_s()) part["last_steps_per_s"] = std::round(*rate * 100) / 100;
   return part;
 }

@@ -93,6 +93,16 @@ std::optional<double> LiveView::steps_per_s() const {
   return median(rates);
 }
 
+nlohmann::json LiveView::rank_summary() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [rank, state] : ranks_) {
+    out[std::to_string(rank)] = {{"node", state.node},
+                                 {"source", step_source_name(static_cast<StepSource>(state.latest.source))},
+                                 {"steps", state.latest.total_steps}};
+  }
+  return out;
+}
+
 CauseFacts LiveView::cause_facts(uint32_t rank) const {
   CauseFacts facts;
   auto it = ranks_.find(rank);

@@ -47,6 +47,9 @@ class LiveView {
   nlohmann::json snapshot(const Request& request, const StragglerDetector& detector,
                           const std::map<uint32_t, StragglerNote>& stragglers, int64_t now_ms) const;
 
+  // Every rank's step source and step count so far ({"3": {"node", "source", "steps"}}), for the manifest.
+  nlohmann::json rank_summary() const;
+
   size_t nodes() const { return nodes_.size(); }
   size_t ranks() const { return ranks_.size(); }
 
