@@ -6,6 +6,7 @@ namespace muster::telemetry {
 namespace {
 
 constexpr int64_t kStaleMs = 10'000;  // a rank without a figure this long stopped stepping
+constexpr int64_t kLateMs = 2'000;    // a second is judged this long after it ended (samples arrive late)
 
 // The median of `sorted` without its element at `skip`.
 double median_without(const std::vector<double>& sorted, size_t skip) {
@@ -25,48 +26,64 @@ double median(std::vector<double>& values) {
 }
 
 void StragglerDetector::add(uint32_t rank, int64_t now_ms, double compute_ms) {
-  windows_[rank].push_back(Entry{now_ms, static_cast<float>(compute_ms)});
+  auto& [sum, count] = seconds_[now_ms / 1000][rank];
+  sum += compute_ms;
+  ++count;
 }
 
 void StragglerDetector::reset() {
+  seconds_.clear();
   windows_.clear();
   standings_.clear();
 }
 
-std::vector<StragglerDetector::Change> StragglerDetector::evaluate(int64_t now_ms) {
-  // Each rank's figure over the window.
-  std::vector<std::pair<uint32_t, double>> figures;
-  for (auto& [rank, window] : windows_) {
-    while (!window.empty() && window.front().at_ms <= now_ms - settings_.window_ms) window.pop_front();
-    Standing& standing = standings_[rank];
-    standing.judged = false;
-    if (window.empty() || window.back().at_ms < now_ms - kStaleMs) continue;
-    bool long_enough = window.front().at_ms <= now_ms - settings_.window_ms * 3 / 4;
-    std::vector<double> values;
-    values.reserve(window.size());
-    for (const auto& entry : window) values.push_back(entry.compute_ms);
-    standing.compute_ms = median(values);
-    if (long_enough) figures.emplace_back(rank, standing.compute_ms);
+// Each second that is over: every rank's compute against the median of the others' in that second.
+void StragglerDetector::close_seconds(int64_t now_ms) {
+  while (!seconds_.empty() && (seconds_.begin()->first + 1) * 1000 + kLateMs <= now_ms) {
+    const auto& [second, ranks] = *seconds_.begin();
+    if (ranks.size() >= 2) {
+      std::vector<double> sorted;
+      for (const auto& [rank, value] : ranks) sorted.push_back(value.first / value.second);
+      std::sort(sorted.begin(), sorted.end());
+      for (const auto& [rank, value] : ranks) {
+        double compute = value.first / value.second;
+        size_t at = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), compute) - sorted.begin());
+        double others = median_without(sorted, at);
+        if (others <= 0) continue;
+        windows_[rank].push_back(Entry{second * 1000 + 999, static_cast<float>(compute / others),
+                                       static_cast<float>(compute), static_cast<float>(others)});
+      }
+    }
+    seconds_.erase(seconds_.begin());
   }
-  std::vector<double> sorted;
-  for (const auto& [rank, figure] : figures) sorted.push_back(figure);
-  std::sort(sorted.begin(), sorted.end());
+}
+
+std::vector<StragglerDetector::Change> StragglerDetector::evaluate(int64_t now_ms) {
+  close_seconds(now_ms);
   std::vector<Change> changes;
-  if (figures.size() < 2) {
-    for (auto& [rank, standing] : standings_) {
-      if (standing.named && windows_[rank].empty()) {
+  int64_t judged_to = now_ms - kLateMs;  // the newest second judged ends here
+  for (auto& [rank, window] : windows_) {
+    while (!window.empty() && window.front().at_ms <= judged_to - settings_.window_ms) window.pop_front();
+    Standing& standing = standings_[rank];
+    standing.judged = !window.empty() && window.back().at_ms >= judged_to - kStaleMs &&
+                      window.front().at_ms <= judged_to - settings_.window_ms * 3 / 4;
+    if (window.empty()) {
+      if (standing.named) {  // it stopped stepping long ago
         standing.named = false;
         changes.push_back({rank, false, standing});
       }
+      continue;
     }
-    return changes;
-  }
-  for (const auto& [rank, figure] : figures) {
-    Standing& standing = standings_[rank];
-    size_t at = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), figure) - sorted.begin());
-    standing.median_ms = median_without(sorted, at);
-    standing.gap = standing.median_ms > 0 ? figure / standing.median_ms - 1 : 0;
-    standing.judged = true;
+    std::vector<double> ratios, compute, others;
+    for (const auto& entry : window) {
+      ratios.push_back(entry.ratio);
+      compute.push_back(entry.compute_ms);
+      others.push_back(entry.others_ms);
+    }
+    standing.gap = median(ratios) - 1;
+    standing.compute_ms = median(compute);
+    standing.median_ms = median(others);
+    if (!standing.judged) continue;
     if (!standing.named && standing.gap >= settings_.threshold) {
       standing.named = true;
       standing.named_since_ms = now_ms;

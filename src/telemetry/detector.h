@@ -1,14 +1,16 @@
 // StragglerDetector: which rank the others wait for (docs/design/telemetry.md, "Stragglers"). In synchronous
 // training every rank runs at the slowest one's pace, so step times are all alike; what sets the straggler apart is
-// its compute per step (step time minus the time it waited for the others, step_window.h). A rank is named when
-// its compute per step — the median of its per-second figures over the last `window` — is at least `threshold`
-// above the median of the other ranks' figures. The median over the window makes one long step (a checkpoint, an
-// evaluation) count for nothing, and makes a slowdown count once it covers half the window: a rank slowed by 20 %
-// is named ~30 s after the slowdown with the defaults, one slowed by just over 10 % only once most of the window
-// is slow. A rank needs figures over 3/4 of the window before it is judged (none at the start of an attempt), and
-// stays named until its figure falls below half the threshold. Ranks that stopped stepping (no figure for 10 s)
-// are left out: a stall is the stall detector's. Assumes data parallelism (every rank does the same work per
-// step); pipeline stages differ by design. Pure; unit-tested on recorded series.
+// its compute per step (step time minus the time it waited for the others, step_window.h). Each second, every
+// rank's compute per step is divided by the median of the other ranks' in the same second (comparing within one
+// second cancels what slows every rank at once: a loaded machine, a slow collective); a rank is named when the
+// median of its ratios over the last `window` is at least 1 + `threshold`, i.e. when it computed `threshold` more
+// than the others for most of the window. The median makes one long step (a checkpoint, an evaluation) count for
+// nothing: a rank slowed by 20 % is named about half a window after the slowdown (~30 s with the defaults), one
+// slowed by just over 10 % only once most of the window is slow. A rank needs ratios over 3/4 of the window before
+// it is judged (none in the first 45 s of an attempt), and stays named until its figure falls below half the
+// threshold. Ranks that stopped stepping (no figure for 10 s) are left out: a stall is the stall detector's.
+// Samples reach the head at their agents' pace, so a second is judged 2 s after it ended. Assumes data
+// parallelism (every rank does the same work per step); pipeline stages differ by design. Pure; unit-tested.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +36,9 @@ class StragglerDetector {
   void reset();
 
   struct Standing {
-    double compute_ms = 0;  // the rank's figure: median over the window
-    double median_ms = 0;   // the other ranks' median figure
-    double gap = 0;         // compute_ms / median_ms - 1
+    double compute_ms = 0;  // the rank's compute per step: median over the window
+    double median_ms = 0;   // the other ranks' median, median over the window
+    double gap = 0;         // the median of its per-second ratios to the others' median, minus 1
     bool judged = false;    // it had figures enough, and others to compare with
     bool named = false;
     int64_t named_since_ms = 0;
@@ -57,9 +59,11 @@ class StragglerDetector {
  private:
   struct Entry {
     int64_t at_ms;
-    float compute_ms;
+    float ratio, compute_ms, others_ms;
   };
+  void close_seconds(int64_t now_ms);
   DetectorSettings settings_;
+  std::map<int64_t, std::map<uint32_t, std::pair<double, int>>> seconds_;  // second -> rank -> (sum, count)
   std::map<uint32_t, std::deque<Entry>> windows_;
   std::map<uint32_t, Standing> standings_;
 };

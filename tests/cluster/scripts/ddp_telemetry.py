@@ -4,7 +4,9 @@
 Every rank does the same work per step (a small MLP on synthetic data), so the ranks' compute per step only differs
 when something outside slows one of them down: what the straggler tests do to one rank's process from outside
 (a cgroup CPU limit, a busy process on its CPU). --seconds: how long to train; each rank prints its step count at
-the end. --pid-file DIR: each rank writes DIR/rank-<r>.pid (the tests find the process to slow down).
+the end. --pid-dir DIR: each rank writes DIR/rank-<r>.pid (the tests find the process to slow down).
+--fail-rank R --fail-after S: in the job's first attempt (TORCHELASTIC_RESTART_COUNT 0), rank R exits 3 after S
+seconds of training (a restart for the tests to see).
 """
 import argparse
 import os
@@ -22,13 +24,18 @@ def main():
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--pid-dir", default="")
+    parser.add_argument("--fail-rank", type=int, default=-1)
+    parser.add_argument("--fail-after", type=float, default=0)
     args = parser.parse_args()
     torch.set_num_threads(1)
     rank = int(os.environ["RANK"])
+    fail = rank == args.fail_rank and os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") == "0"
     dist.init_process_group("gloo", init_method="env://")
     if args.pid_dir:
-        with open(os.path.join(args.pid_dir, "rank-%d.pid" % rank), "w") as f:
+        path = os.path.join(args.pid_dir, "rank-%d.pid" % rank)
+        with open(path + ".tmp", "w") as f:
             f.write("%d\n" % os.getpid())
+        os.rename(path + ".tmp", path)
     torch.manual_seed(1)
     w = args.width
     model = DistributedDataParallel(torch.nn.Sequential(
@@ -46,6 +53,9 @@ def main():
         loss.backward()
         optimizer.step()
         steps += 1
+        if fail and time.monotonic() - start >= args.fail_after:
+            print("rank %d: failing on purpose after %d steps" % (rank, steps), flush=True)
+            os._exit(3)
         if steps % 20 == 0:
             stop[0] = 1.0 if rank == 0 and time.monotonic() - start >= args.seconds else 0.0
             dist.broadcast(stop, 0)

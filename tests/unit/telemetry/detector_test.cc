@@ -51,13 +51,28 @@ TEST(StragglerDetector, ARankSlowedByTwentyPercentIsNamedWithinSixtySeconds) {
 TEST(StragglerDetector, NotBeforeThreeQuartersOfTheWindow) {
   Outcome outcome = run(200, 2, 1, 2.0);  // slow from the start
   EXPECT_GE(outcome.named_at_s, 45);
-  EXPECT_LE(outcome.named_at_s, 47);
+  EXPECT_LE(outcome.named_at_s, 49);  // a second is judged 2 s after it ended
 }
 
 TEST(StragglerDetector, BelowTheThresholdIsNotAStraggler) {
   EXPECT_EQ(run(400, 1, 50, 1.05).named_at_s, -1);
   DetectorSettings strict{0.03, 60'000};
   EXPECT_GT(run(400, 1, 50, 1.08, strict).named_at_s, 50);
+}
+
+// What slows every rank in the same second (a loaded machine, a slow collective) is nobody's fault: each second's
+// figures are compared with each other, so ranks whose noise is shared are never named, however large it is.
+TEST(StragglerDetector, NoiseEveryRankSharesIsNobodys) {
+  StragglerDetector detector({});
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> load(0.5, 3.0);   // the whole machine, second by second
+  std::uniform_real_distribution<double> own(0.97, 1.03);  // each rank's own
+  for (int s = 1; s <= 600; ++s) {
+    double shared = load(random);
+    for (uint32_t rank = 0; rank < 8; ++rank) detector.add(rank, s * 1000 + 37 * rank, 100 * shared * own(random));
+    for (const auto& change : detector.evaluate(s * 1000 + 500)) ADD_FAILURE() << "named rank " << change.rank << " at " << s;
+  }
+  EXPECT_TRUE(detector.slowest());
 }
 
 TEST(StragglerDetector, OneLongStepIsNotAStraggler) {
@@ -83,8 +98,8 @@ TEST(StragglerDetector, StandingsSlowestHysteresisAndReset) {
   };
   for (int s = 0; s < 60; ++s) second(130);
   ASSERT_TRUE(detector.standings().at(2).named);
-  EXPECT_NEAR(detector.standings().at(2).gap, 0.30, 1e-9);
-  EXPECT_NEAR(detector.standings().at(2).median_ms, 100, 1e-9);
+  EXPECT_NEAR(detector.standings().at(2).gap, 0.30, 1e-6);
+  EXPECT_NEAR(detector.standings().at(2).median_ms, 100, 1e-6);
   EXPECT_EQ(*detector.slowest(), 2u);
   for (int s = 0; s < 60; ++s) second(107);  // between half the threshold and the threshold: still named
   EXPECT_TRUE(detector.standings().at(2).named);
