@@ -84,11 +84,12 @@ std::string format_stragglers(const nlohmann::json& manifest) {
                                  "{} s; the others waited for them):\n", threshold, window);
   for (const auto& s : named) {
     std::string until = s.contains("until_unix_ms") ? " to " + clock_time(s["until_unix_ms"].get<int64_t>()) : " on";
-    text += fmt::format("  rank {} on {} (attempt {}), from {}{}: {:+.0f} % ({:.1f} ms against {:.1f} ms); likely "
-                        "cause: {}\n",
+    text += fmt::format("  rank {} on {} (attempt {}), from {}{}: {:+.0f} % compute per step at its last look ({:.1f} ms "
+                        "against {:.1f} ms; at most {:+.0f} %); likely cause: {}\n",
                         s.value("rank", 0), s.value("node", std::string("?")), s.value("attempt", 0) + 1,
                         clock_time(s.value("since_unix_ms", int64_t{0})), until, s.value("gap", 0.0) * 100,
-                        s.value("compute_ms", 0.0), s.value("median_ms", 0.0), s.value("cause", std::string()));
+                        s.value("compute_ms", 0.0), s.value("median_ms", 0.0),
+                        std::max(s.value("peak_gap", 0.0), s.value("gap", 0.0)) * 100, s.value("cause", std::string()));
   }
   return text;
 }

@@ -124,8 +124,9 @@ void TelemetryHub::follow_machine(int64_t now_ms) {
     if (auto root = a->gang->root_cause()) {
       std::string node = machine_.roster().name(a->node_of_rank(*root));
       event(a->ended_ms, "failure",
-            fmt::format("attempt {}: rank {} on {}: {}{}", a->number + 1, *root, node, a->gang->status(*root).detail,
-                        a->decision.empty() ? "" : "; " + a->decision),
+            a->decision.empty()
+                ? fmt::format("attempt {}: rank {} on {}: {}", a->number + 1, *root, node, a->gang->status(*root).detail)
+                : fmt::format("attempt {}: {}", a->number + 1, a->decision),
             *root, node);
     }  // an attempt that ended well is the job's end, said by finish()
   }
@@ -145,13 +146,20 @@ void TelemetryHub::judge(int64_t now_ms) {
     if (change.named) name(change.rank, change.standing, now_ms);
     else unname(change.rank, change.standing, now_ms);
   }
-  // Causes get clearer as the figures of the window come in: kept current while a rank stays named.
+  // Causes get clearer as the figures of the window come in, and the gap changes: kept current while a rank stays
+  // named (with the largest gap seen).
   for (auto& [rank, note] : stragglers_) note.cause = join(telemetry::likely_causes(live_.cause_facts(rank)), "; ");
   for (auto& entry : named_) {
-    auto it = stragglers_.find(entry["rank"].get<uint32_t>());
-    if (it != stragglers_.end() && !entry.contains("until_unix_ms") && entry["attempt"] == attempt_) {
-      entry["cause"] = it->second.cause;
-    }
+    uint32_t rank = entry["rank"].get<uint32_t>();
+    auto it = stragglers_.find(rank);
+    if (it == stragglers_.end() || entry.contains("until_unix_ms") || entry["attempt"] != attempt_) continue;
+    entry["cause"] = it->second.cause;
+    const auto& standing = detector_.standings().at(rank);
+    entry["gap"] = std::round(standing.recent_gap * 1000) / 1000;
+    entry["window_gap"] = std::round(standing.gap * 1000) / 1000;
+    entry["compute_ms"] = std::round(standing.recent_compute_ms * 10) / 10;
+    entry["median_ms"] = std::round(standing.recent_median_ms * 10) / 10;
+    entry["peak_gap"] = std::max(entry.value("peak_gap", 0.0), entry["gap"].get<double>());
   }
 }
 
@@ -159,21 +167,24 @@ void TelemetryHub::name(uint32_t rank, const telemetry::StragglerDetector::Stand
   std::string node = live_.node_of(rank).value_or("?");
   std::string cause = join(telemetry::likely_causes(live_.cause_facts(rank)), "; ");
   stragglers_[rank] = {unix_of(now_ms), node, cause};
-  std::string text = fmt::format("straggler: rank {} on {} computes {} per step against the other ranks' median "
-                                 "({:.1f} ms against {:.1f} ms over the last {} s): the others wait for it. Likely "
-                                 "cause: {}",
-                                 rank, node, percent(standing.gap), standing.compute_ms, standing.median_ms,
+  std::string text = fmt::format("straggler: rank {} on {} computes {} per step against the other ranks' median now "
+                                 "({:.1f} ms against {:.1f} ms), and over {} % more for most of the last {} s: the "
+                                 "others wait for it. Likely cause: {}",
+                                 rank, node, percent(standing.recent_gap), standing.recent_compute_ms,
+                                 standing.recent_median_ms, std::lround(options_.straggler_threshold * 100),
                                  options_.straggler_window_ms / 1000, cause);
   output_.notice(text);
-  event(now_ms, "straggler", fmt::format("rank {} on {}: {} compute per step; {}", rank, node, percent(standing.gap), cause),
+  event(now_ms, "straggler",
+        fmt::format("rank {} on {}: {} compute per step; {}", rank, node, percent(standing.recent_gap), cause),
         static_cast<int>(rank), node);
   named_.push_back({{"attempt", attempt_},
                     {"rank", rank},
                     {"node", node},
                     {"since_unix_ms", unix_of(now_ms)},
-                    {"gap", std::round(standing.gap * 1000) / 1000},
-                    {"compute_ms", std::round(standing.compute_ms * 10) / 10},
-                    {"median_ms", std::round(standing.median_ms * 10) / 10},
+                    {"gap", std::round(standing.recent_gap * 1000) / 1000},
+                    {"window_gap", std::round(standing.gap * 1000) / 1000},
+                    {"compute_ms", std::round(standing.recent_compute_ms * 10) / 10},
+                    {"median_ms", std::round(standing.recent_median_ms * 10) / 10},
                     {"cause", cause}});
 }
 
@@ -182,9 +193,9 @@ void TelemetryHub::unname(uint32_t rank, const telemetry::StragglerDetector::Sta
   if (it == stragglers_.end()) return;
   std::string node = it->second.node;
   stragglers_.erase(it);
-  output_.notice(fmt::format("rank {} on {} is no longer a straggler ({} compute per step)", rank, node,
-                             percent(standing.gap)));
-  event(now_ms, "straggler-end", fmt::format("rank {} on {}: {} now", rank, node, percent(standing.gap)),
+  output_.notice(fmt::format("rank {} on {} is no longer a straggler ({} compute per step now)", rank, node,
+                             percent(standing.recent_gap)));
+  event(now_ms, "straggler-end", fmt::format("rank {} on {}: {} now", rank, node, percent(standing.recent_gap)),
         static_cast<int>(rank), node);
   for (auto& entry : named_) {
     if (entry["rank"] == rank && entry["attempt"] == attempt_ && !entry.contains("until_unix_ms")) {

@@ -10,11 +10,13 @@ namespace {
 bool known(double x) { return !std::isnan(x); }
 
 void cpu_causes(const CauseFacts& f, std::vector<std::string>& out) {
+  std::optional<size_t> cgroup_at;  // where "moved to another cgroup" was said
   if (known(f.rank_throttled) && f.rank_throttled >= 5) {
     std::string limit = known(f.rank_quota) ? fmt::format(" limits it to {:.2f} CPU and", f.rank_quota) : "";
     std::string where = f.cgroup.empty() ? "" : " " + f.cgroup;
     out.push_back(fmt::format("its CPU cgroup{}{} throttled it {:.0f} % of the time", where, limit, f.rank_throttled));
   } else if (f.own_cgroup) {
+    cgroup_at = out.size();
     std::string limit = known(f.rank_quota) ? fmt::format(", limited to {:.2f} CPU", f.rank_quota) : "";
     out.push_back(fmt::format("it was moved to another CPU cgroup than the job's{}{}",
                               f.cgroup.empty() ? "" : " (" + f.cgroup + ")", limit));
@@ -24,15 +26,19 @@ void cpu_causes(const CauseFacts& f, std::vector<std::string>& out) {
   }
   bool waits = known(f.rank_runq) && f.rank_runq >= 10 &&
                (!known(f.median_runq) || f.rank_runq >= 2 * std::max(f.median_runq, 1.0));
-  if (waits && !(known(f.rank_throttled) && f.rank_throttled >= 5)) {
-    std::string others = known(f.node_other_cpu) && f.node_other_cpu >= 10
-                             ? fmt::format(": another process on its CPUs (processes outside the job use {:.0f} % of "
-                                           "a core on its node)",
-                                           f.node_other_cpu)
-                             : ": another process on its CPUs, or a CPU limit";
-    std::string median = known(f.median_runq) ? fmt::format(" (the others: {:.0f} %)", f.median_runq) : "";
-    out.push_back(fmt::format("it waits for a CPU {:.0f} % of the time{}{}", f.rank_runq, median, others));
+  if (!waits || (known(f.rank_throttled) && f.rank_throttled >= 5)) return;
+  std::string median = known(f.median_runq) ? fmt::format(" (the others: {:.0f} %)", f.median_runq) : "";
+  if (cgroup_at) {  // its cgroup's files are not visible here (a container, a node's own mounts): its limit, likely
+    out[*cgroup_at] += fmt::format(", and it waits for a CPU {:.0f} % of the time{}: that cgroup's CPU limit, most likely",
+                              f.rank_runq, median);
+    return;
   }
+  std::string others = known(f.node_other_cpu) && f.node_other_cpu >= 10
+                           ? fmt::format(": another process on its CPUs (processes outside the job use {:.0f} % of "
+                                         "a core on its node)",
+                                         f.node_other_cpu)
+                           : ": another process on its CPUs, or a CPU limit";
+  out.push_back(fmt::format("it waits for a CPU {:.0f} % of the time{}{}", f.rank_runq, median, others));
 }
 
 void gpu_causes(const CauseFacts& f, std::vector<std::string>& out) {

@@ -80,6 +80,13 @@ std::vector<StragglerDetector::Change> StragglerDetector::evaluate(int64_t now_m
       compute.push_back(entry.compute_ms);
       others.push_back(entry.others_ms);
     }
+    size_t recent = std::min(window.size(), std::max<size_t>(5, window.size() / 4));
+    std::vector<double> recent_ratios(ratios.end() - static_cast<std::ptrdiff_t>(recent), ratios.end());
+    std::vector<double> recent_compute(compute.end() - static_cast<std::ptrdiff_t>(recent), compute.end());
+    std::vector<double> recent_others(others.end() - static_cast<std::ptrdiff_t>(recent), others.end());
+    standing.recent_gap = median(recent_ratios) - 1;
+    standing.recent_compute_ms = median(recent_compute);
+    standing.recent_median_ms = median(recent_others);
     standing.gap = median(ratios) - 1;
     standing.compute_ms = median(compute);
     standing.median_ms = median(others);

@@ -38,7 +38,10 @@ class StragglerDetector {
   struct Standing {
     double compute_ms = 0;  // the rank's compute per step: median over the window
     double median_ms = 0;   // the other ranks' median, median over the window
-    double gap = 0;         // the median of its per-second ratios to the others' median, minus 1
+    double gap = 0;         // the median of its per-second ratios to the others' median, minus 1: what is judged
+    // The same over the last quarter of the window (at least 5 s): how it is now. A rank named for a large slowdown
+    // has a `gap` near the threshold when it is named (half its window is slow), and a `recent_gap` of the slowdown.
+    double recent_gap = 0, recent_compute_ms = 0, recent_median_ms = 0;
     bool judged = false;    // it had figures enough, and others to compare with
     bool named = false;
     int64_t named_since_ms = 0;

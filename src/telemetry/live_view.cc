@@ -282,10 +282,11 @@ nlohmann::json LiveView::snapshot(const Request& request, const StragglerDetecto
     auto standing = detector.standings().find(rank);
     nlohmann::json entry{{"rank", rank}, {"node", note.node}, {"since_unix_ms", note.since_unix_ms},
                          {"cause", note.cause}};
-    if (standing != detector.standings().end()) {
-      entry["gap"] = num(standing->second.gap, 3);
-      entry["compute_ms"] = num(standing->second.compute_ms, 1);
-      entry["median_ms"] = num(standing->second.median_ms, 1);
+    if (standing != detector.standings().end()) {  // as it is now; window_gap: what was judged
+      entry["gap"] = num(standing->second.recent_gap, 3);
+      entry["window_gap"] = num(standing->second.gap, 3);
+      entry["compute_ms"] = num(standing->second.recent_compute_ms, 1);
+      entry["median_ms"] = num(standing->second.recent_median_ms, 1);
     }
     named.push_back(std::move(entry));
   }

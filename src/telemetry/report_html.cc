@@ -109,7 +109,9 @@ nlohmann::json report_data(const Store& store, const nlohmann::json& summary) {
   }
   data["gpus"] = std::move(gpus);
   nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : store.events()) {
+  std::vector<Event> ordered = store.events();
+  std::stable_sort(ordered.begin(), ordered.end(), [](const Event& a, const Event& b) { return a.unix_ms < b.unix_ms; });
+  for (const auto& e : ordered) {
     double t = e.unix_ms <= store.start_ms() ? 0 : (e.unix_ms - store.start_ms()) / 1000.0;
     duration = std::max(duration, static_cast<uint32_t>(std::ceil(t)));
     nlohmann::json event{{"t_s", t}, {"kind", e.kind}, {"text", e.text}};

@@ -3,8 +3,8 @@
 
 Every rank does the same work per step (a small MLP on synthetic data), so the ranks' compute per step only differs
 when something outside slows one of them down: what the straggler tests do to one rank's process from outside
-(a cgroup CPU limit, a busy process on its CPU). --seconds: how long to train; each rank prints its step count at
-the end. --pid-dir DIR: each rank writes DIR/rank-<r>.pid (the tests find the process to slow down).
+(a cgroup CPU limit, a busy process on its CPU). --seconds: how long to train (or --steps: how many steps); each
+rank prints its step count and time at the end. --pid-dir DIR: each rank writes DIR/rank-<r>.pid (the tests find the process to slow down).
 --fail-rank R --fail-after S: in the job's first attempt (TORCHELASTIC_RESTART_COUNT 0), rank R exits 3 after S
 seconds of training (a restart for the tests to see).
 """
@@ -21,6 +21,7 @@ from torch.nn.parallel import DistributedDataParallel
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--steps", type=int, default=0, help="train exactly this many steps (a multiple of 20)")
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--pid-dir", default="")
@@ -57,7 +58,8 @@ def main():
             print("rank %d: failing on purpose after %d steps" % (rank, steps), flush=True)
             os._exit(3)
         if steps % 20 == 0:
-            stop[0] = 1.0 if rank == 0 and time.monotonic() - start >= args.seconds else 0.0
+            done = steps >= args.steps if args.steps else time.monotonic() - start >= args.seconds
+            stop[0] = 1.0 if rank == 0 and done else 0.0
             dist.broadcast(stop, 0)
             if stop[0] > 0:
                 break

@@ -1,6 +1,9 @@
 #include "telemetry/detector.h"
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -137,6 +140,65 @@ TEST(StragglerDetector, ARankThatStoppedSteppingIsNotJudged) {
     detector.evaluate(s * 1000);
   }
   EXPECT_FALSE(detector.standings().at(2).judged);
+}
+
+}  // namespace
+}  // namespace muster::telemetry
+
+namespace muster::telemetry {
+namespace {
+
+// Recorded series (tests/unit/telemetry/fixtures/README.md): every rank's compute per step, second by second, of
+// tests/cluster/telemetry_straggler_test.sh's two runs on the testbed, replayed into a detector with the defaults.
+struct Replay {
+  std::map<uint32_t, int> named_at;  // rank -> the second it was named
+  double largest_gap = 0;
+};
+Replay replay(const std::string& name) {
+  std::ifstream in(std::string(MUSTER_TELEMETRY_FIXTURES) + "/" + name);
+  EXPECT_TRUE(in) << name;
+  StragglerDetector detector({});
+  Replay result;
+  std::string line;
+  int current = -1;
+  auto judge = [&](int second) {
+    for (const auto& change : detector.evaluate(second * 1000 + 900)) {
+      if (change.named && !result.named_at.contains(change.rank)) result.named_at[change.rank] = second;
+    }
+    for (const auto& [rank, standing] : detector.standings()) {
+      if (standing.judged) result.largest_gap = std::max(result.largest_gap, standing.gap);
+    }
+  };
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    int second = 0;
+    uint32_t rank = 0;
+    double compute = 0;
+    if (std::sscanf(line.c_str(), "%d,%u,%lf", &second, &rank, &compute) != 3) continue;
+    if (second != current && current >= 0) judge(current);
+    current = second;
+    detector.add(rank, second * 1000 + 500, compute);
+  }
+  for (int second = current; second < current + 3; ++second) judge(second);
+  return result;
+}
+
+TEST(StragglerDetector, RecordedHealthyRunNamesNobody) {
+  Replay result = replay("ddp_healthy.csv");
+  EXPECT_TRUE(result.named_at.empty());
+  EXPECT_LT(result.largest_gap, 0.10);
+  std::printf("healthy run: largest gap %.1f %%\n", result.largest_gap * 100);
+}
+
+TEST(StragglerDetector, RecordedStragglerIsNamedWithinSixtySeconds) {
+  Replay result = replay("ddp_straggler.csv");
+  constexpr int kSlowedAt = 31;  // rank 3 was put under a cgroup CPU limit then (the fixture's README)
+  ASSERT_EQ(result.named_at.size(), 1u);
+  ASSERT_EQ(result.named_at.begin()->first, 3u);
+  int after = result.named_at.begin()->second - kSlowedAt;
+  EXPECT_GT(after, 0);
+  EXPECT_LE(after, 60);
+  std::printf("straggler run: rank 3 named %d s after its slowdown\n", after);
 }
 
 }  // namespace

@@ -129,3 +129,59 @@ TEST(Store, BoundForAWeekOf64NodesWith8RanksAnd8Gpus) {
 
 }  // namespace
 }  // namespace muster::telemetry
+
+namespace muster::telemetry {
+namespace {
+
+// bench/telemetry part 3 (not run by ctest): 64 nodes x 8 ranks x 8 GPUs for 7 days of samples (every 10 s: the
+// series end the same as with 1 s, at their 1,024 points), figures that vary as real ones do; prints the store's
+// size before and after compression.
+TEST(Store, DISABLED_WeekOf64NodesOnDisk) {
+  Store store(1);
+  std::vector<NodeSample> samples(64, sample(8, 8));
+  for (uint32_t n = 0; n < 64; ++n) {
+    for (auto& rank : samples[n].ranks) rank.rank += n * 8;
+  }
+  uint64_t seed = 1;
+  auto noise = [&seed](uint32_t around) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return around - around / 20 + static_cast<uint32_t>((seed >> 33) % (around / 10 + 1));
+  };
+  for (int64_t t = 0; t < 7 * 24 * 3600; t += 10) {
+    for (uint32_t n = 0; n < 64; ++n) {
+      NodeSample& s = samples[n];
+      s.node.cpu_busy_permille = noise(700);
+      s.node.net_rx_kib = noise(400000);
+      s.node.net_tx_kib = noise(400000);
+      for (auto& rank : s.ranks) {
+        rank.steps = noise(20);
+        rank.step_p50_us = noise(50000);
+        rank.step_p95_us = noise(60000);
+        rank.compute_us = noise(40000);
+        rank.wait_us = noise(10000);
+        rank.cpu_permille = noise(1000);
+      }
+      for (auto& gpu : s.gpus) {
+        gpu.util_pct = noise(95);
+        gpu.power_dw = noise(6500);
+        gpu.temp_c = noise(70);
+        gpu.sm_mhz = noise(1900);
+        gpu.mem_used_mib = noise(70000);
+      }
+      store.add("node" + std::to_string(n + 1), s, 1 + t * 1000);
+    }
+  }
+  size_t raw = 0;
+  for (const auto& [rank, series] : store.ranks()) raw += series.size() * Series::bytes_per_point(series.width());
+  for (const auto& [node, series] : store.nodes()) raw += series.size() * Series::bytes_per_point(series.width());
+  for (const auto& [gpu, series] : store.gpus()) raw += series.size() * Series::bytes_per_point(series.width());
+  size_t packed = store.serialize().size();
+  std::printf("store: %zu series of at most %zu points (%u s each after a week); %.1f MB before compression (bound "
+              "49.0 MB), telemetry.zst %.1f MB\n",
+              store.ranks().size() + store.nodes().size() + store.gpus().size(), kMaxPoints,
+              store.nodes().begin()->second.resolution_s(), raw / 1e6, packed / 1e6);
+  EXPECT_LE(raw, 50'000'000u);
+}
+
+}  // namespace
+}  // namespace muster::telemetry
