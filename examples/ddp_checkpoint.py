@@ -7,6 +7,11 @@ attempt (muster restarted the job: MUSTER_ATTEMPT > 0, perhaps on other nodes) l
 after it. The data of a step depends only on the seed, the step and the rank, so a job interrupted and resumed
 ends with exactly the parameters of one that ran through: every rank prints their checksum.
 
+Gradients are averaged in rank order (a DDP communication hook) rather than by gloo's ring all_reduce: the ring
+sums each element in an order that depends on how DDP packed the gradients into buckets, and DDP repacks them
+after a process's first step, so a resumed process would round differently from one that ran through. In rank
+order the sums do not depend on the packing, and a resumed job is bit-identical to an uninterrupted one.
+
 SIGUSR1 (muster passes it on: --forward-signals, Slurm's --signal=USR1@90 before the time limit) makes every
 rank checkpoint at the end of the current step and exit 0.
 
@@ -53,6 +58,22 @@ def save(path, model, optimizer, step):
     os.replace(tmp, path)
 
 
+def ordered_mean(world_size):
+    """A DDP communication hook: every rank's gradients gathered and summed in rank order, then averaged."""
+    def hook(state, bucket):
+        tensor = bucket.buffer()
+        gathered = [torch.zeros_like(tensor) for _ in range(world_size)]
+        future = dist.all_gather(gathered, tensor, async_op=True).get_future()
+
+        def mean(_):
+            total = gathered[0].clone()
+            for part in gathered[1:]:
+                total += part
+            return total / world_size
+        return future.then(mean)
+    return hook
+
+
 def main():
     args = parse_args()
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -63,6 +84,7 @@ def main():
     torch.manual_seed(args.seed)
     model = DistributedDataParallel(torch.nn.Sequential(
         torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1)))
+    model.register_comm_hook(None, ordered_mean(world))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     os.makedirs(args.dir, exist_ok=True)
     path = os.path.join(args.dir, "checkpoint.pt")
@@ -83,6 +105,8 @@ def main():
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if step == start:  # every rank: this attempt is past its checkpoint and has made a step (bench/restart)
+            print(f"rank {rank}: attempt {attempt} first step {step}", flush=True)
         if rank == 0:
             print(f"attempt {attempt} step {step} loss {loss.item():.5f}", flush=True)
         asked = torch.tensor([1 if stop else 0])

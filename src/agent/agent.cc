@@ -207,6 +207,7 @@ int Agent::run() {
   head_.flush();
   // Whatever the workers left behind in their process groups (a `cmd &` in a shell worker) ends with us.
   workers_.kill_all();
+  setup_.finish(head_.gone());  // the job's node directory goes if the job ended well here (run_state.h)
   return head_.gone() ? 1 : 0;
 }
 

@@ -28,7 +28,7 @@ struct Marker {
 };
 
 std::optional<Marker> read_marker(const std::string& path) {
-  auto text = posix::read_text_file(path);
+  auto text = posix::read_regular_file(path);  // the worker's file: a FIFO there must not block the agent
   if (!text) return std::nullopt;
   std::string_view line = split_lines(*text).empty() ? std::string_view() : split_lines(*text).front();
   if (!line.starts_with("muster-stacks ")) return std::nullopt;
@@ -159,7 +159,7 @@ bool StackDumper::advance(Job& job, int64_t now_ms) {
     }
     bool settled = job.changed_ms != 0 && now_ms - job.changed_ms >= kSettleMs;
     if (settled) {
-      auto text = posix::read_text_file(job.file);
+      auto text = posix::read_regular_file(job.file);
       // The stacks are in; the flight recorder's dump that follows them is awaited (a stalled job is stopped
       // once every stack is in, and the dump must be whole on disk by then), but not for ever.
       if (text && text->size() > job.offset &&

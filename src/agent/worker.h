@@ -34,6 +34,7 @@ struct Worker {
   std::optional<posix::ExitStatus> status;
   int64_t exited_at_ms = 0;  // when status was reaped
   bool reported = false;     // WorkerExited sent
+  bool stopped = false;      // the agent sent it a signal that ends it (a teardown, Ctrl-C)
   WorkerPaths paths;         // its files on this node (worker_setup.h); empty without diagnostics
   int64_t started_ms = 0;
   int64_t progress_mtime_ns = 0;  // the progress file's mtime when last looked at

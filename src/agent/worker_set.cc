@@ -285,8 +285,11 @@ void WorkerSet::report_finished(int64_t now) {
 void WorkerSet::send_notes(const Worker& worker) {
   const auto* signaled = std::get_if<posix::Signaled>(&*worker.status);
   bool killed = signaled && signaled->signal == SIGKILL;
-  for (auto& [key, text] :
-       setup_.collect(worker.paths, worker.process.pid(), killed, worker.started_ms, worker.oom_kills_at_start)) {
+  // A worker that ended after the agent stopped it, other than by SIGKILL, was not ended by the OOM killer: no
+  // scan of the kernel's log for it (a SIGKILL, ours at the grace or the kernel's, is still looked into).
+  bool by_us = worker.stopped && !killed;
+  for (auto& [key, text] : setup_.collect(worker.paths, worker.process.pid(), killed, worker.started_ms,
+                                          worker.oom_kills_at_start, !by_us)) {
     head_.send(protocol::WorkerNote{worker.id, key, text});
   }
 }
@@ -327,6 +330,7 @@ void WorkerSet::signal_groups(const std::function<bool(const Worker&)>& chosen, 
   std::set<int> ours = exited.empty() ? std::set<int>{} : posix::groups_still_in_session(exited, session_);
   for (auto& [id, worker] : workers_) {
     if (!chosen(*worker) || (worker->process.reaped() && !ours.contains(worker->process.pgid()))) continue;
+    if (ends_a_process(signal)) worker->stopped = true;
     (void)worker->process.signal(signal);
   }
 }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "posix/clock.h"
 #include "posix/environment.h"
 #include "posix/file.h"
 #include "posix/kernel_log.h"
@@ -82,19 +84,25 @@ void collect_flight_dumps(const std::string& flight_prefix, std::map<std::string
     if (!st || !*st || !(*st)->is_file() || (*st)->size > kMaxFlightDump || total + (*st)->size > kMaxFlightDumpsTotal) {
       continue;
     }
-    auto bytes = posix::read_text_file(path);
-    if (!bytes || bytes->empty() || bytes->size() > kMaxFlightDump) continue;
+    auto bytes = posix::read_regular_file(path, false, kMaxFlightDump);
+    if (!bytes || bytes->empty()) continue;
     total += bytes->size();
     notes["flight-recorder-dump:" + std::filesystem::path(path).filename().string()] = std::move(*bytes);
   }
   if (!paths.empty()) notes["flight-recorder"] = paths;
 }
 
+std::string node_component(const std::string& node) {
+  auto host = node.empty() ? posix::hostname() : Result<std::string>(node);
+  return component(host ? *host : "node");
+}
+
+std::string runs_dir() { return state_base() + "/muster/runs"; }
+
 }  // namespace
 
 std::string job_node_dir(const std::string& job, const std::string& node) {
-  auto host = node.empty() ? posix::hostname() : Result<std::string>(node);
-  return fmt::format("{}/muster/runs/{}/{}", state_base(), component(job), component(host ? *host : "node"));
+  return fmt::format("{}/{}/{}", runs_dir(), component(job), node_component(node));
 }
 
 WorkerSetup::WorkerSetup(int stack_signal, std::string_view hook_text, std::optional<bool> gpus)
@@ -105,7 +113,7 @@ Result<std::string> WorkerSetup::hook_dir() {
   std::string dir = fmt::format("{}/muster/python/{:016x}", state_base(), fnv1a(hook_text_));
   if (auto made = posix::ensure_private_dir(dir); !made) return made.error();
   std::string file = dir + "/sitecustomize.py";
-  auto current = posix::read_text_file(file);
+  auto current = posix::read_regular_file(file, false, hook_text_.size());
   if (!current || *current != hook_text_) {
     if (auto written = posix::write_file_atomic(file, hook_text_, 0600); !written) return written.error();
   }
@@ -119,9 +127,16 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
   if ((features & protocol::kFeatureDiagnostics) == 0) return paths;
   if (state_base().empty()) return make_error(ErrorKind::usage, "no home directory for muster's per-job files");
   std::string dir = job_node_dir(job, node_name_);
+  paths.dir = dir;
   paths.stacks_dir = dir + "/stacks";
   for (const auto& private_dir : {state_base() + "/muster", dir, paths.stacks_dir}) {
     if (auto made = posix::ensure_private_dir(private_dir); !made) return made.error();
+  }
+  if (!taken_.contains(dir)) {  // this job's directory is in use (run_state.h) until finish()
+    auto taken = RunStateDir::take(runs_dir(), component(job), node_component(node_name_));
+    if (!taken) return taken.error();
+    taken_.emplace(dir, std::move(*taken));
+    if (!std::exchange(pruned_, true)) prune_run_states(runs_dir(), node_component(node_name_), posix::wall_clock_ns());
   }
   auto hook = hook_dir();
   if (!hook) return hook.error();
@@ -151,14 +166,24 @@ Result<WorkerPaths> WorkerSetup::prepare(const std::string& job, uint32_t worker
   return paths;
 }
 
+void WorkerSetup::finish(bool head_lost) {
+  for (auto& [dir, taken] : taken_) {
+    if (!head_lost && !failed_.contains(dir)) taken.remove();
+  }
+  taken_.clear();
+}
+
 std::map<std::string, std::string> WorkerSetup::collect(const WorkerPaths& paths, int pid, bool killed,
-                                                         int64_t started_ms, uint64_t oom_kills_at_start) const {
+                                                         int64_t started_ms, uint64_t oom_kills_at_start,
+                                                         bool kernel_log) {
   std::map<std::string, std::string> notes;
+  if (!paths.dir.empty()) failed_.insert(paths.dir);
   if (!paths.error_file.empty() && posix::path_exists(paths.error_file)) {
-    auto text = posix::read_text_file(paths.error_file);
-    if (text && !text->empty() && text->size() <= kMaxErrorFile) notes["error-file"] = *text;
+    auto text = posix::read_regular_file(paths.error_file, false, kMaxErrorFile);
+    if (text && !text->empty()) notes["error-file"] = *text;
   }
   if (!paths.flight_prefix.empty()) collect_flight_dumps(paths.flight_prefix, notes);
+  if (!kernel_log) return notes;
   // The kernel's OOM killer: "Out of memory: Killed process 1234 (python3) total-vm:..." or "Memory cgroup out
   // of memory: Killed process 1234 ...", while the worker ran. A SIGKILLed worker: its own line, or the last one
   // (the kernel names processes by their pid outside any PID namespace or container, which may not be the pid

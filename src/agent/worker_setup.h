@@ -11,21 +11,25 @@
 // and, for Python workers, PYTHONPATH gets muster's hook directory first (a sitecustomize.py that installs the
 // stack hook and then runs the sitecustomize it shadows) and PYTHONFAULTHANDLER=1 (a crash prints the Python
 // traceback). A variable the worker's environment already sets is left alone. The hostname level keeps nodes
-// that share one home directory apart.
+// that share one home directory apart. The directory's life (removed when the job ended well on this node, else
+// kept until pruned) is run_state.h's.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "agent/run_state.h"
 #include "util/result.h"
 
 namespace muster::agent {
 
 struct WorkerPaths {
+  std::string dir;  // the job's directory on this node ("" without diagnostics)
   std::string progress_file;
   std::string error_file;
   std::string stacks_dir;
@@ -50,8 +54,15 @@ class WorkerSetup {
   // most 8 MiB each and 32 MiB in all, for the run directory), the kernel's OOM kill of `pid` ("oom-kill", the
   // log line; only when `killed` by SIGKILL). Files it read are removed, except the flight recorder's.
   // `started_ms`: when it was spawned (posix::monotonic_ms); `oom_kills_at_start`: posix::oom_kill_count() then.
+  // Called for a worker that failed: its job's directory is kept when the agent ends (finish). `kernel_log`: look
+  // for the OOM killer there (a scan of /dev/kmsg: skipped for a worker the agent itself stopped, whose ending
+  // explains nothing, so that a teardown of many ranks does not read the log once each).
   std::map<std::string, std::string> collect(const WorkerPaths& paths, int pid, bool killed, int64_t started_ms,
-                                             uint64_t oom_kills_at_start) const;
+                                             uint64_t oom_kills_at_start, bool kernel_log = true);
+
+  // The agent ends: the directories of jobs that ended well on this node (no worker failed, the head did not
+  // vanish: `head_lost`) are removed, the others kept for `why` (run_state.h).
+  void finish(bool head_lost);
 
   int stack_signal() const { return stack_signal_; }
 
@@ -63,6 +74,9 @@ class WorkerSetup {
   std::string hook_dir_;  // made on first use
   bool gpus_;             // this node has NVIDIA GPUs (/dev/nvidiactl)
   std::string node_name_;
+  std::map<std::string, RunStateDir> taken_;  // by directory: the jobs this agent prepared, their locks held
+  std::set<std::string> failed_;              // directories of jobs a worker failed in
+  bool pruned_ = false;                       // prune_run_states ran (once per agent)
 };
 
 // The node's directory for a job's files (not created): named after `node`, or this machine's host name when

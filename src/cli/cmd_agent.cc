@@ -20,6 +20,9 @@ int run_agent(const std::vector<std::string>& args) {
   bool guard = false;
   app->add_flag("--guard", guard, "run as the agent's guard (see src/agent/guard.h)");
   if (!args.empty() && args[0] == "--guard") return agent::run_guard();
+  std::string staged_in;
+  app->add_option("--staged-in", staged_in, "this agent's files were copied into this directory for this start "
+                                            "(a running container): removed once running");
   std::string container_spec;
   app->add_option("--container-spec", container_spec,
                   "run the agent inside a container (JSON, see src/container/spec.h): this process becomes the "
@@ -30,6 +33,7 @@ int run_agent(const std::vector<std::string>& args) {
     if (!spec) return report_error(spec.error());
     return container::enter_container(*spec, args);
   }
+  if (!staged_in.empty()) container::remove_staged_agent(staged_in);
   return agent::run_agent(options);
 }
 

@@ -10,6 +10,7 @@
 #include "cli/subcommands.h"
 #include "config/apply.h"
 #include "config/explain.h"
+#include "config/trust.h"
 #include "posix/file.h"
 
 namespace muster::cli {
@@ -19,9 +20,36 @@ void print_files(const config::ConfigSet& set) {
   std::string project = "none (no muster.toml in " + set.project_searched_from + " or above)";
   std::string user = set.user_path + " (none)";
   for (const auto& file : set.files) {
-    (file.role == "project" ? project : user) = file.path;
+    std::string keys = config::keys_needing_allow(file);
+    std::string trust = file.role != "project" || keys.empty() ? ""
+                        : file.allowed ? " (allowed)"
+                                       : " (not allowed, so commands refuse its " + keys + ": `muster config allow`)";
+    (file.role == "project" ? project : user) = file.path + trust;
   }
   fmt::print("project file: {}\nuser file:    {}\n", project, user);
+}
+
+// `muster config allow|deny [FILE]`: FILE, or the project file in force.
+int allow_or_deny(const std::vector<std::string>& words) {
+  if (words.size() > 2) return report_error(make_error(ErrorKind::usage, "config {}: one file at most", words[0]));
+  std::string path;
+  if (words.size() == 2) {
+    path = posix::absolute_path(words[1]);
+  } else if (const config::ConfigSet* set = checked_project_config()) {
+    for (const auto& file : set->files) {
+      if (file.role == "project") path = file.path;
+    }
+    if (path.empty()) {
+      return report_error(make_error(ErrorKind::usage, "config {}: no muster.toml in {} or above", words[0],
+                                     set->project_searched_from));
+    }
+  } else {
+    return kExitUsage;
+  }
+  auto done = words[0] == "allow" ? config::allow_project_file(path) : config::deny_project_file(path);
+  if (!done) return report_error(done.error());
+  fmt::print("{}\n", *done);
+  return kExitOk;
 }
 
 int show_all(const config::ConfigSet& set) {
@@ -78,11 +106,15 @@ int run_config(const std::vector<std::string>& args) {
                       "(flag, file:line, default). Nothing runs.\n"
                       "  muster config\n  muster config launch --nproc-per-node 2\n"
                       "Settings live in muster.toml (this directory or the nearest parent that has one) and "
-                      "~/.config/muster/config.toml; `muster init` writes a starter file.");
+                      "~/.config/muster/config.toml; `muster init` writes a starter file. A muster.toml whose "
+                      "settings run commands or send the job elsewhere (hosts, ssh-option, env, ...) is used once "
+                      "allowed: `muster config allow [FILE]` records its content (a change asks again), `muster "
+                      "config deny [FILE]` drops that.");
   app->prefix_command();
   if (auto code = parse_command_line(*app, args)) return *code;
   std::vector<std::string> words;
   if (auto code = take_command(*app, words)) return *code;
+  if (!words.empty() && (words[0] == "allow" || words[0] == "deny")) return allow_or_deny(words);
   const config::ConfigSet* set = checked_project_config();
   if (!set) return kExitUsage;
   if (words.empty()) {

@@ -1,5 +1,5 @@
 // `muster doctor`: flags -> doctor::DoctorOptions; the work is doctor::run_doctor. Exit 0 all good, 1 warnings,
-// 2 errors (see doctor/report.h).
+// 2 errors (see doctor/checks/report.h).
 #include <filesystem>
 
 #include "cli/exit_codes.h"
@@ -15,27 +15,27 @@ int run_doctor(const std::vector<std::string>& args) {
                                 "of nodes (fast by default, --ssh-matrix full), versions, code, shared filesystems, network interfaces for NCCL/gloo, "
                                 "shm/memlock, GPUs, clocks; with --bandwidth, throughput and latency between nodes.");
   doctor::DoctorOptions options;
-  doctor::DiagnoseOptions& diagnose = options.diagnose;
+  doctor::ExamineOptions& examine = options.examine;
   bool no_ssh_matrix = false, bandwidth = false;
   std::string ssh_matrix = "fast";
   std::string bandwidth_mode = "ring";
   doctor::BandwidthOptions bandwidth_options;
   add_connect_options(*app, options.connect);
   add_fanout_option(*app, options.connect.fanout);
-  app->add_option("--python", diagnose.python, "the interpreter the job will use (default python3 in PATH)");
-  app->add_option("--path", diagnose.paths, "a code or data directory that must be identical on every node "
+  app->add_option("--python", examine.python, "the interpreter the job will use (default python3 in PATH)");
+  app->add_option("--path", examine.paths, "a code or data directory that must be identical on every node "
                                             "(default: the current directory)")
       ->type_name("DIR");
-  app->add_flag("--json", options.json, "print the findings as JSON (schema in doctor/report.h)");
-  app->add_option("--container-image", diagnose.container_image,
+  app->add_flag("--json", options.json, "print the findings as JSON (schema in doctor/checks/report.h)");
+  app->add_option("--container-image", examine.container_image,
                   "the job runs in containers of IMAGE: check the runtime, that every node has the same image id, "
                   "GPU support, and the versions inside the image")
       ->group("Containers");
-  app->add_option("--container-runtime", diagnose.container_runtime,
+  app->add_option("--container-runtime", examine.container_runtime,
                   "podman or docker (default: podman if installed, else docker)")
       ->check(CLI::IsMember({"podman", "docker"}))
       ->group("Containers");
-  app->add_flag("--import-torch", diagnose.import_torch,
+  app->add_flag("--import-torch", examine.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");
   app->add_option("--ssh-matrix", ssh_matrix,
                   "node-to-node ssh, every ordered pair: fast (each pair's address, host key and authorized key "
@@ -44,8 +44,8 @@ int run_doctor(const std::vector<std::string>& args) {
       ->check(CLI::IsMember({"fast", "full", "off"}))
       ->capture_default_str();
   app->add_flag("--no-ssh-matrix", no_ssh_matrix, "the same as --ssh-matrix off");
-  diagnose.master_port = 29500;
-  app->add_option("--master-port", diagnose.master_port,
+  examine.master_port = 29500;
+  app->add_option("--master-port", examine.master_port,
                   "check this port is free on the first node and reachable from all (0: skip)")
       ->capture_default_str();
   app->add_flag("--bandwidth", bandwidth,
@@ -65,15 +65,15 @@ int run_doctor(const std::vector<std::string>& args) {
     auto mode = doctor::parse_bandwidth_mode(bandwidth_mode);
     if (!mode) return report_error(mode.error());
     bandwidth_options.mode = *mode;
-    diagnose.bandwidth = bandwidth_options;
+    examine.bandwidth = bandwidth_options;
   }
-  if (diagnose.paths.empty()) diagnose.paths.push_back(std::filesystem::current_path().string());
+  if (examine.paths.empty()) examine.paths.push_back(std::filesystem::current_path().string());
   auto matrix = doctor::parse_ssh_matrix_mode(ssh_matrix);
   if (!matrix) {
     return report_error(make_error(ErrorKind::usage, "--ssh-matrix {}: want fast, full or off", ssh_matrix));
   }
-  diagnose.ssh_matrix = no_ssh_matrix ? doctor::SshMatrixMode::off : *matrix;
-  diagnose.slots_per_node = options.connect.hosts.selection.nproc_per_node;
+  examine.ssh_matrix = no_ssh_matrix ? doctor::SshMatrixMode::off : *matrix;
+  examine.slots_per_node = options.connect.hosts.selection.nproc_per_node;
   auto code = doctor::run_doctor(options);
   if (!code) return report_error(code.error());
   return *code;

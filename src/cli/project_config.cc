@@ -8,6 +8,7 @@
 #include "config/check.h"
 #include "config/config_files.h"
 #include "config/node_groups.h"
+#include "config/trust.h"
 #include "posix/file.h"
 
 namespace muster::cli {
@@ -57,6 +58,10 @@ std::optional<int> apply_project_config(CLI::App& app) {
   if (set->empty()) return std::nullopt;
   auto applied = config::apply_config(app, app_path(app), *set, posix::home_directory());
   if (!applied) return report_error(applied.error());
+  if (auto allowed = config::check_allowed(*applied, *set); !allowed) return report_error(allowed.error());
+  if (auto note = config::project_settings_note(*applied, *set); !note.empty()) {
+    fmt::print(stderr, "muster: {}\n", note);
+  }
   return std::nullopt;
 }
 

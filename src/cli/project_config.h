@@ -14,7 +14,9 @@
 
 namespace muster::cli {
 
-// For parse_command_line: nullopt to go on, or the exit code after printing what is wrong with a file.
+// For parse_command_line: nullopt to go on, or the exit code after printing what is wrong with a file (also when
+// a project file not allowed sets a key that needs an allow: config/trust.h). Names the project file on stderr
+// when it sets anything the command takes.
 std::optional<int> apply_project_config(CLI::App& app);
 
 // The files in force, checked; warnings about ignored files are printed once. Null on error (printed).

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "config/toml_reader.h"
+#include "config/trust.h"
 #include "posix/fd.h"
 #include "posix/file.h"
 
@@ -27,25 +28,51 @@ std::string find_project_file(const std::string& directory) {
   }
 }
 
+// Why the file `path` (lstat: `st`) is not used, or "" when it may be: a regular file of this user or root that
+// neither group nor others can write.
+std::string why_untrusted(const std::string& path, const posix::FileStat& st, uint32_t uid) {
+  if (!st.is_file()) {
+    return fmt::format("ignoring {}: it is {}, not a regular file", path,
+                       st.is_link() ? "a symbolic link" : st.is_dir() ? "a directory" : "a FIFO, socket or device");
+  }
+  if (st.uid != uid && st.uid != 0) {
+    return fmt::format("ignoring {}: it belongs to uid {}, not to you (uid {}) or root; settings can choose ssh "
+                       "options, so copy the file if you trust it",
+                       path, st.uid, uid);
+  }
+  if (st.mode & 0002) return fmt::format("ignoring {}: anyone can write to it (chmod o-w {})", path, path);
+  if (st.mode & 0020) {
+    return fmt::format("ignoring {}: its group can write to it, so others may choose your settings (chmod g-w {})",
+                       path, path);
+  }
+  return "";
+}
+
 // Reads `path` if it exists and may be trusted; nullopt (with a warning) when it must be ignored.
 Result<std::optional<ConfigFile>> read_file(const std::string& path, const std::string& role, uint32_t uid,
                                             std::vector<std::string>& warnings) {
-  auto fd = posix::open_read(path, false);
+  auto seen = posix::lstat_path(path);
+  if (!seen) return make_error(ErrorKind::usage, "cannot read {}: {}", path, seen.error().message);
+  if (!*seen) return std::optional<ConfigFile>();
+  // The user's own file may be a link (dotfile managers make them); what it names is checked once opened.
+  bool follow = role == "user" && (*seen)->is_link();
+  if (auto why = follow ? "" : why_untrusted(path, **seen, uid); !why.empty()) {
+    warnings.push_back(why);
+    return std::optional<ConfigFile>();
+  }
+  auto fd = posix::open_read(path, !follow);  // O_NONBLOCK, a regular file only; O_NOFOLLOW but for the above
   if (!fd) {
     if (fd.error().sys == ENOENT) return std::optional<ConfigFile>();
+    if (fd.error().sys == ELOOP || fd.error().sys == posix::kNotRegularFile) {  // swapped since the lstat
+      warnings.push_back(fmt::format("ignoring {}: {}", path, fd.error().message));
+      return std::optional<ConfigFile>();
+    }
     return make_error(ErrorKind::usage, "cannot read {}: {}", path, fd.error().message);
   }
   auto stat = posix::stat_fd(fd->get());
   if (!stat) return make_error(ErrorKind::usage, "cannot read {}: {}", path, stat.error().message);
-  if (!stat->is_file()) return make_error(ErrorKind::usage, "{} is not a regular file", path);
-  if (stat->uid != uid && stat->uid != 0) {
-    warnings.push_back(fmt::format("ignoring {}: it belongs to uid {}, not to you (uid {}) or root; settings can "
-                                   "choose ssh options, so copy the file if you trust it",
-                                   path, stat->uid, uid));
-    return std::optional<ConfigFile>();
-  }
-  if (stat->mode & 0002) {
-    warnings.push_back(fmt::format("ignoring {}: anyone can write to it (chmod o-w {})", path, path));
+  if (auto why = why_untrusted(path, *stat, uid); !why.empty()) {
+    warnings.push_back(why);
     return std::optional<ConfigFile>();
   }
   if (stat->size > kMaxConfigBytes) {
@@ -56,6 +83,7 @@ Result<std::optional<ConfigFile>> read_file(const std::string& path, const std::
   if (!text) return make_error(ErrorKind::usage, "cannot read {}: {}", path, text.error().message);
   auto file = parse_config_text(*text, path, role);
   if (!file) return file.error();
+  file->digest = content_digest(*text);
   return std::optional<ConfigFile>(std::move(*file));
 }
 
@@ -69,7 +97,18 @@ std::string user_config_path(const char* xdg_config_home, const std::string& hom
 ConfigLocations default_locations() {
   std::error_code error;
   auto cwd = std::filesystem::current_path(error);
-  return {error ? "" : cwd.string(), user_config_path(std::getenv("XDG_CONFIG_HOME"), posix::home_directory())};
+  return {error ? "" : cwd.string(), user_config_path(std::getenv("XDG_CONFIG_HOME"), posix::home_directory()),
+          default_allow_dir()};
+}
+
+Result<ConfigFile> read_project_file(const std::string& path, uint32_t uid) {
+  std::vector<std::string> warnings;
+  auto file = read_file(path, "project", uid, warnings);
+  if (!file) return file.error();
+  if (!*file) {
+    return make_error(ErrorKind::usage, "{}", warnings.empty() ? "no such file: " + path : warnings.front());
+  }
+  return std::move(**file);
 }
 
 Result<ConfigSet> load_config(const ConfigLocations& where, uint32_t uid) {
@@ -80,7 +119,10 @@ Result<ConfigSet> load_config(const ConfigLocations& where, uint32_t uid) {
   if (!project.empty()) {
     auto file = read_file(project, "project", uid, set.warnings);
     if (!file) return file.error();
-    if (*file) set.files.push_back(std::move(**file));
+    if (*file) {
+      (*file)->allowed = is_allowed(where.allow_dir, project, (*file)->digest);
+      set.files.push_back(std::move(**file));
+    }
   }
   if (!where.user_path.empty() && where.user_path != project) {
     auto file = read_file(where.user_path, "user", uid, set.warnings);

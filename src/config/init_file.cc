@@ -8,6 +8,7 @@
 #include "config/config_files.h"
 #include "config/starter.h"
 #include "config/toml_reader.h"
+#include "config/trust.h"
 #include "posix/file.h"
 
 namespace muster::config {
@@ -29,6 +30,11 @@ Result<void> write_starter(const InitOptions& options, const std::vector<cli_spe
   std::error_code error;
   fs::create_directories(target.parent_path(), error);
   if (auto written = posix::write_file_atomic(target.string(), text, 0644); !written) return written.error();
+  if (!options.user) {  // the user's own choices, typed to init: allowed as written (trust.h)
+    if (auto allowed = record_allow(default_allow_dir(), target.string(), content_digest(text)); !allowed) {
+      return allowed.error();
+    }
+  }
   fmt::print("wrote {} ({} settings); `muster config` shows what each command takes from it\n", target.string(),
              reread->settings.size());
   return {};

@@ -1,6 +1,7 @@
 // `muster init`'s whole flow: where the starter file goes (-o, --user, ./muster.toml), refusing to replace one
 // without --force, the text of starter.h read back and checked (check.h) before anything is written, the file
-// written atomically (0644, its directory made), and the line saying what was written.
+// written atomically (0644, its directory made) and, a project file, allowed as written (trust.h: the settings are
+// the user's own, typed to init), and the line saying what was written.
 #pragma once
 
 #include <string>

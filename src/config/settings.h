@@ -38,6 +38,8 @@ struct ConfigFile {
   std::string role;  // "project" (muster.toml) or "user" (~/.config/muster/config.toml)
   std::vector<Setting> settings;
   std::vector<Table> tables;
+  std::string digest;   // SHA-256 of the content read (trust.h)
+  bool allowed = true;  // a project file: whether `muster config allow` recorded this content (trust.h)
   std::string directory() const;  // relative paths in the file are relative to this
 };
 

@@ -138,7 +138,9 @@ Result<ConfigFile> parse_config_text(std::string_view text, const std::string& p
     return make_error(ErrorKind::usage, "{}:{}:{}: {}{}", path, line, error.source().begin.column,
                       key_of_line(text, line), error.description());
   }
-  ConfigFile file{path, role, {}, {}};
+  ConfigFile file;
+  file.path = path;
+  file.role = role;
   if (auto read = read_table(parsed.table(), {}, file); !read) return read.error();
   return file;
 }

@@ -98,12 +98,15 @@ void SupervisedSession::deliver() {
   if (session_) sync_watches();
 }
 
-bool SupervisedSession::restart() {
+bool SupervisedSession::restart(const std::string& note) {
   if (restarted_ || session_->has_hello() || ending_) return false;
   restarted_ = true;
   session_->on_stderr_readable();  // what the transport wrote before it closed its stdout
-  auto process = transport_.restart(target_, session_->diagnostics());
+  std::string diagnostics = session_->diagnostics();
+  if (!note.empty()) diagnostics += "\n" + note;
+  auto process = transport_.restart(target_, diagnostics);
   if (!process || !*process) return false;
+  session_->close("started again");
   session_->kill_transport(SIGTERM);
   sync_watches();  // forgets what the closed session's descriptors were
   out_.reset();
@@ -111,6 +114,7 @@ bool SupervisedSession::restart() {
   in_.reset();
   first_try_ = std::move(session_);
   attach(std::make_unique<AgentSession>(target_.node, std::move(**process), nonce_, binary_, posix::monotonic_ms()));
+  arm_timer(posix::monotonic_ms());
   return true;
 }
 
@@ -156,7 +160,10 @@ void SupervisedSession::on_timer(int64_t now) {
     return;
   }
   if (!session_->has_hello()) {
-    if (auto why = session_->connect_overdue(now, timing_.connect_timeout_s)) return fail(*why);
+    if (auto why = session_->connect_overdue(now, timing_.connect_timeout_s)) {
+      if (!restart(std::string(transport::kNoAnswer))) fail(*why);
+      return;
+    }
     return arm_timer(now);
   }
   if (!paused_ && session_->heartbeat_missing(now, timing_.heartbeat_timeout_ms)) {

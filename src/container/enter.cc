@@ -4,6 +4,7 @@
 
 #include "container/agent_files.h"
 #include "container/gpu_flags.h"
+#include "container/node_ulimits.h"
 #include "container/node_probe.h"
 #include "container/runtime_argv.h"
 #include "posix/dir.h"
@@ -95,34 +96,44 @@ bool holds_agent(Runtime runtime, const ContainerSpec& spec, const std::string& 
   return same;
 }
 
-// The directory in the running container that holds this build's agent: /tmp/.muster-<build id> when the copy
-// there is exact, else a fresh copy (beside it when that one is wrong: a running job may be using it).
+// A fresh directory in the running container holding this build's agent for this start alone: made by `cp` from
+// the private stage (so 0700, like it; a random name, so no process in the container can have made it first),
+// then copied back out and compared. The agent inside removes it once running (--staged-in: cmd_agent.cc), so
+// starts leave nothing behind.
 Result<std::string> agent_in_existing(Runtime runtime, const ContainerSpec& spec, const AgentFiles& files) {
   auto self = transport::self_binary();
   if (!self) return self.error();
   auto stage = stage_agent_files(files);
   if (!stage) return stage.error();
-  std::string dir = existing_agent_dir(self->build_id);
-  if (holds_agent(runtime, spec, dir, *stage, files)) {
-    remove_flat_dir(*stage);
-    return dir;
-  }
-  auto probe = posix::run_commands({{runtime_name(runtime), "cp", *stage + "/.", spec.existing + ":" + dir}},
-                                   kCommandTimeoutMs)[0];
-  if (!probe.succeeded() || !holds_agent(runtime, spec, dir, *stage, files)) {
-    dir += "-" + random_hex(8);
-    probe = posix::run_commands({{runtime_name(runtime), "cp", *stage + "/.", spec.existing + ":" + dir}},
-                                kCommandTimeoutMs)[0];
-  }
+  std::string dir = existing_agent_dir(self->build_id, random_hex(16));
+  auto copied = posix::run_commands({{runtime_name(runtime), "cp", *stage + "/.", spec.existing + ":" + dir}},
+                                    kCommandTimeoutMs)[0];
+  bool exact = copied.succeeded() && holds_agent(runtime, spec, dir, *stage, files);
   remove_flat_dir(*stage);
-  if (!probe.succeeded()) {
+  if (!copied.succeeded()) {
     return make_error(ErrorKind::remote, "cannot copy the agent into container {}: {}", spec.existing,
-                      posix::describe_failure(probe));
+                      posix::describe_failure(copied));
   }
+  if (!exact) return make_error(ErrorKind::remote, "the agent copied into container {} differs from this one", spec.existing);
   return dir;
 }
 
 }  // namespace
+
+void remove_staged_agent(const std::string& dir) {
+  // Only a directory of the shape existing_agent_dir makes, directly in /tmp, never through a link.
+  constexpr std::string_view kPrefix = "/tmp/.muster-";
+  if (!dir.starts_with(kPrefix) || dir.find('/', kPrefix.size()) != std::string::npos) return;
+  auto tmp = posix::Dir::open("/tmp");
+  if (!tmp) return;
+  std::string name = dir.substr(5);
+  if (auto staged = tmp->open_dir(name)) {
+    if (auto names = staged->names()) {
+      for (const auto& file : *names) (void)staged->remove(file, false);
+    }
+  }
+  (void)tmp->remove(name, true);
+}
 
 std::vector<std::string> inner_agent_args(const std::vector<std::string>& outer_args) {
   std::vector<std::string> inner;
@@ -149,12 +160,15 @@ int enter_container(const ContainerSpec& spec, const std::vector<std::string>& o
   if (!spec.existing.empty()) {
     auto dir = agent_in_existing(*runtime, spec, *files);
     if (!dir) return fail(dir.error().message);
+    agent_args.insert(agent_args.end(), {"--staged-in", *dir});
     argv = exec_agent_argv(*runtime, spec, *dir, env, agent_args);
   } else {
     auto gpus = gpu_flags(*runtime, spec.gpus, gather_gpu_facts());
     if (!gpus) return fail(gpus.error().message);
     bool tty = posix::is_terminal(0) || posix::is_terminal(1) || posix::is_terminal(2);
-    argv = run_agent_argv(*runtime, spec, *files, *gpus, env, agent_args, tty);
+    ContainerSpec limited = spec;  // the node's own nofile and nproc for podman (node_ulimits.h)
+    limited.ulimits = ulimits_for_node(spec.ulimits, *runtime, this_node_limits());
+    argv = run_agent_argv(*runtime, limited, *files, *gpus, env, agent_args, tty);
   }
   return fail(posix::exec_program(argv).message);
 }

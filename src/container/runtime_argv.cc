@@ -7,7 +7,9 @@
 
 namespace muster::container {
 
-std::string existing_agent_dir(std::string_view build_id) { return fmt::format("/tmp/.muster-{}", build_id); }
+std::string existing_agent_dir(std::string_view build_id, std::string_view random) {
+  return fmt::format("/tmp/.muster-{}-{}", build_id, random);
+}
 
 std::vector<std::string> agent_command(std::string_view dir, const std::vector<std::string>& agent_args) {
   std::string base(dir);
@@ -105,9 +107,12 @@ std::vector<std::string> tag_argv(Runtime runtime, std::string_view id, std::str
 }
 
 std::vector<std::string> probe_argv(Runtime runtime, std::string_view image, const std::string& program,
-                                    const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {runtime_name(runtime), "run",     "--rm",         "--pull", "never", "--network",
-                                   "host",                "--entrypoint", program, std::string(image)};
+                                    const std::vector<std::string>& args, const NodeLimits& node) {
+  std::vector<std::string> argv = {runtime_name(runtime), "run", "--rm", "--pull", "never", "--network", "host"};
+  for (const auto& limit : ulimits_for_node({}, runtime, node, true)) {
+    argv.insert(argv.end(), {"--ulimit", limit.flag_value()});
+  }
+  argv.insert(argv.end(), {"--entrypoint", program, std::string(image)});
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

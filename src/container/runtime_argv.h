@@ -18,13 +18,16 @@
 #include <string>
 #include <vector>
 
+#include "container/node_ulimits.h"
 #include "container/spec.h"
 
 namespace muster::container {
 
-// Where the agent's files are inside a new container (a read-only mount) and inside an existing one (copied).
+// Where the agent's files are inside a new container (a read-only mount) and inside an existing one (copied, into
+// a fresh directory for every start: /tmp/.muster-<build id>-<random>, made by the copy from a private one, 0700;
+// never a fixed path another process in the container could make first or swap files in).
 inline constexpr std::string_view kAgentDirInContainer = "/run/muster";
-std::string existing_agent_dir(std::string_view build_id);  // /tmp/.muster-<build id>
+std::string existing_agent_dir(std::string_view build_id, std::string_view random);
 
 // The agent's files on the node: the executable and the loader and libraries it runs with. In the container
 // they all sit in one directory under fixed names (file name -> node path).
@@ -71,8 +74,13 @@ std::vector<std::string> load_argv(Runtime runtime, std::string_view file);
 // does not).
 std::vector<std::string> tag_argv(Runtime runtime, std::string_view id, std::string_view image);
 
-// `<runtime> run --rm --pull never --network host --entrypoint PROGRAM IMAGE ARGS...`: a short probe inside
-// the image (doctor's versions), with the image's entrypoint bypassed so that its banner cannot mix in.
+// `<runtime> run --rm --pull never --network host [--ulimit nofile=... --ulimit nproc=...] --entrypoint PROGRAM
+// IMAGE ARGS...`: a short probe inside the image (doctor's versions), with the image's entrypoint bypassed so that
+// its banner cannot mix in; podman gets the node's own nofile and nproc (`node`: node_ulimits.h), which it would
+// otherwise set to its own maximum, where runc may not.
+std::vector<std::string> probe_argv(Runtime runtime, std::string_view image, const std::string& program,
+                                    const std::vector<std::string>& args, const NodeLimits& node);
+// The same on this node, with its limits (this_node_limits()): not pure.
 std::vector<std::string> probe_argv(Runtime runtime, std::string_view image, const std::string& program,
                                     const std::vector<std::string>& args);
 

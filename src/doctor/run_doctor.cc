@@ -4,8 +4,8 @@
 
 #include <fmt/core.h>
 
-#include "doctor/bandwidth_table.h"
-#include "doctor/report.h"
+#include "doctor/bandwidth/table.h"
+#include "doctor/checks/report.h"
 #include "posix/signals.h"
 #include "posix/terminal.h"
 
@@ -17,15 +17,16 @@ Result<int> run_doctor(const DoctorOptions& options) {
   auto pool = head::connect_pool(options.connect, names);
   if (!pool) return pool.error();
   for (const auto& note : (*pool)->notes()) fmt::print(stderr, "muster doctor: {}\n", note);
-  DiagnoseOptions diagnose = options.diagnose;
-  diagnose.job_env = default_job_cache_env();
-  auto diagnosis = diagnose_all(**pool, names, diagnose);
+  ExamineOptions examine_options = options.examine;
+  examine_options.job_env = default_job_cache_env();
+  auto examination = examine(**pool, names, examine_options);
   (*pool)->shutdown(3000);
-  if (!diagnosis) return diagnosis.error();
-  const auto& findings = diagnosis->findings;
+  if (!examination) return examination.error();
+  const auto& findings = examination->findings;
   if (options.json) {
     auto report = report_json(findings, names);
-    if (diagnosis->bandwidth) report["bandwidth"] = bandwidth_json(names, *diagnosis->bandwidth);
+    if (examination->bandwidth) report["bandwidth"] = bandwidth_json(names, *examination->bandwidth);
+    if (examination->ssh) report["ssh"] = ssh_check_json(names, *examination->ssh);
     fmt::print("{}\n", report.dump(2));
   } else {
     bool color = posix::is_terminal(1) && std::getenv("NO_COLOR") == nullptr;

@@ -413,7 +413,9 @@ void AgentPool::send_to(const std::vector<size_t>& nodes, const protocol::HeadMe
 void AgentPool::shutdown(int wait_ms) {
   broadcast(protocol::Shutdown{});
   for (auto& slot : slots_) {
-    if (slot.link) slot.link->expect_end();
+    if (!slot.link) continue;
+    slot.link->expect_end();
+    if (!slot.ready && slot.link->open()) slot.link->close("muster is done");  // still connecting: nothing to wait for
   }
   int64_t deadline = posix::monotonic_ms() + wait_ms;
   while (posix::monotonic_ms() < deadline) {

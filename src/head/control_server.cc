@@ -132,8 +132,17 @@ bool ControlServer::flush(Client& client) {
   return !client.closing;
 }
 
-Result<nlohmann::json> control_request(const std::string& socket, const nlohmann::json& request, int timeout_ms) {
+Result<posix::Fd> connect_to_head(const std::string& socket) {
   auto fd = posix::connect_unix(socket);
+  if (!fd) return fd.error();
+  if (!posix::peer_is_same_user(fd->get())) {
+    return make_error(ErrorKind::remote, "{} is served by another user's process: not the job's head", socket);
+  }
+  return fd;
+}
+
+Result<nlohmann::json> control_request(const std::string& socket, const nlohmann::json& request, int timeout_ms) {
+  auto fd = connect_to_head(socket);
   if (!fd) return fd.error();
   auto poller = posix::Poller::create();
   if (!poller) return poller.error();

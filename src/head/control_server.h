@@ -74,7 +74,13 @@ class ControlServer {
   std::vector<ControlRequest> requests_;
 };
 
-// One request to a job's control socket, blocking up to `timeout_ms` for the reply (one JSON line).
+// A connection to a job's control socket, refused (ErrorKind::remote) unless the process listening there runs as
+// this user (SO_PEERCRED): a socket path from a record must not hand requests, or the attach stream, to someone
+// else's listener.
+Result<posix::Fd> connect_to_head(const std::string& socket);
+
+// One request to a job's control socket (connect_to_head), blocking up to `timeout_ms` for the reply (one JSON
+// line).
 Result<nlohmann::json> control_request(const std::string& socket, const nlohmann::json& request, int timeout_ms);
 
 }  // namespace muster::head

@@ -7,6 +7,7 @@
 #include "container/runtime_argv.h"
 #include "posix/clock.h"
 #include "posix/dir.h"
+#include "posix/file.h"
 #include "posix/run_commands.h"
 
 namespace muster::image {
@@ -20,7 +21,38 @@ std::string image_id(container::Runtime runtime, const std::string& image) {
   return outcome.succeeded() ? container::normalize_image_id(outcome.out) : "";
 }
 
+// Why the archive at `path` may not be loaded, or "": it must be this user's regular file (no link, one name) in a
+// directory of this user's that nobody else can enter (the push's private directory), itself no link, in a
+// directory that others cannot rename it out of (not writable by them, or sticky like /tmp). Otherwise another
+// user could have put their image there, to run as the job's with its mounts, tokens and GPUs.
+std::string why_not_private(const std::string& path) {
+  size_t slash = path.rfind('/');
+  size_t up = slash == std::string::npos || slash == 0 ? std::string::npos : path.rfind('/', slash - 1);
+  if (up == std::string::npos) return "not in a directory of its own";
+  std::string name = path.substr(slash + 1), dir = path.substr(up + 1, slash - up - 1);
+  auto parent = posix::Dir::open(up == 0 ? "/" : path.substr(0, up));
+  if (!parent) return parent.error().message;
+  auto above = parent->stat_self();
+  uint32_t me = posix::effective_uid();
+  if (!above || (above->uid != me && above->uid != 0) || ((above->mode & 0022) != 0 && (above->mode & 01000) == 0)) {
+    return "the directory above it is writable by others (and not sticky), or not yours";
+  }
+  auto opened = parent->open_dir(dir);  // never through a link
+  if (!opened) return "its directory: " + opened.error().message;
+  auto st = opened->stat_self();
+  if (!st || st->uid != me || (st->mode & 077) != 0) return "its directory is not yours alone (0700)";
+  auto file = opened->stat(name);
+  if (!file || !*file || !(*file)->is_file() || (*file)->uid != me || (*file)->links != 1) {
+    return "it is not a file of yours alone";
+  }
+  return "";
+}
+
 NodeImageState load(container::Runtime runtime, const NodeImageOptions& options, NodeImageState state) {
+  if (auto why = why_not_private(options.load); !why.empty()) {
+    state.error = fmt::format("refusing to load {}: {}", options.load, why);
+    return state;
+  }
   int64_t start = posix::monotonic_ms();
   auto loaded = posix::run_commands({container::load_argv(runtime, options.load)}, kLoadTimeoutMs)[0];
   state.load_ms = posix::monotonic_ms() - start;
@@ -47,15 +79,18 @@ bool remove_pushed_archive(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos || slash == 0) return false;
   std::string dir = path.substr(0, slash);
-  auto opened = posix::Dir::open(dir);
+  size_t parent = dir.rfind('/');
+  if (parent == std::string::npos || parent == 0) return false;
+  auto up = posix::Dir::open(dir.substr(0, parent));
+  if (!up) return false;
+  auto opened = up->open_dir(dir.substr(parent + 1));  // never through a link
   if (!opened) return false;
   if (auto marker = opened->stat(kHeadCacheMarker); !marker || *marker) return false;  // the head's cache
-  if (auto names = opened->names()) {
-    for (const auto& name : *names) (void)opened->remove(name, false);
+  // Only the archive, by name; then the directory, if that left it empty (the sync made it for the archive).
+  if (auto st = opened->stat(path.substr(slash + 1)); st && *st && (*st)->is_file()) {
+    (void)opened->remove(path.substr(slash + 1), false);
   }
-  size_t parent = dir.rfind('/');
-  if (parent == std::string::npos || parent == 0) return true;
-  if (auto up = posix::Dir::open(dir.substr(0, parent))) (void)up->remove(dir.substr(parent + 1), true);
+  (void)up->remove(dir.substr(parent + 1), true);
   return true;
 }
 
@@ -98,5 +133,7 @@ int run_node_image(const NodeImageOptions& options) {
   fmt::print("{}\n", to_json(state));
   return state.error.empty() ? 0 : 1;
 }
+
+Result<int> NodeImageOp::run(const NodeImageOp& op) { return run_node_image(op.options); }
 
 }  // namespace muster::image

@@ -5,6 +5,7 @@
 #include "cluster/node_set.h"
 #include "container/node_probe.h"
 #include "container/runtime_argv.h"
+#include "head/node_op.h"
 #include "head/node_runs.h"
 #include "image/node_image.h"
 #include "posix/clock.h"
@@ -97,17 +98,22 @@ std::vector<NodeImageState> states_of(const std::vector<head::NodeRun>& runs) {
   return states;
 }
 
+// `muster node image` for the pushed image, as the options name it.
+NodeImageOp image_op(const PushOptions& options) {
+  NodeImageOp op;
+  op.options.image = options.image;
+  op.options.runtime = options.runtime;
+  return op;
+}
+
 // Every node's runtime and id for the image.
 Result<std::vector<NodeImageState>> node_states(const PushOptions& options, std::vector<std::string>& names,
                                                 std::vector<std::string>& destinations) {
   auto pool = head::connect_pool(options.connect, names);
   if (!pool) return pool.error();
   for (size_t i = 0; i < (*pool)->size(); ++i) destinations.push_back((*pool)->destination(i));
-  auto runs = head::run_on_nodes(**pool, [&](size_t) {
-    std::vector<std::string> argv = {head::kNodeMuster, "node", "image", "--image", options.image};
-    if (!options.runtime.empty()) argv.insert(argv.end(), {"--runtime", options.runtime});
-    return head::NodeCommand{argv, {}};
-  }, kInspectTimeoutMs);
+  auto runs = head::run_on_nodes(**pool, [&](size_t) { return head::node_op_command(image_op(options)); },
+                                 kInspectTimeoutMs);
   (*pool)->shutdown(3000);
   if (!runs) return runs.error();
   return states_of(*runs);
@@ -121,18 +127,15 @@ Result<std::vector<NodeImageState>> load_on(const PushOptions& options, const st
   std::vector<std::string> names;
   auto pool = head::connect_pool(only(options.connect, destinations), names);
   if (!pool) return pool.error();
-  auto op = [&](std::vector<std::string> tail) {
-    std::vector<std::string> argv = {head::kNodeMuster, "node", "image", "--image", options.image};
-    if (!options.runtime.empty()) argv.insert(argv.end(), {"--runtime", options.runtime});
-    argv.insert(argv.end(), tail.begin(), tail.end());
-    return head::NodeCommand{argv, {}};
-  };
-  auto runs = head::run_on_nodes(**pool, [&](size_t) { return op({"--load", archive, "--expect", id}); },
-                                 kLoadTimeoutMs);
+  NodeImageOp load_op = image_op(options), remove_op = image_op(options);
+  load_op.options.load = archive;
+  load_op.options.expect = id;
+  remove_op.options.remove = archive;
+  auto runs = head::run_on_nodes(**pool, [&](size_t) { return head::node_op_command(load_op); }, kLoadTimeoutMs);
   std::string marker = archive.substr(0, archive.rfind('/') + 1) + kHeadCacheMarker;
   bool marked = head_cache && posix::write_file_atomic(marker, "", 0600);
   if (!head_cache || marked) {  // (unmarked, the head's archive could go: the nodes keep theirs instead)
-    (void)head::run_on_nodes(**pool, [&](size_t) { return op({"--remove", archive}); }, kInspectTimeoutMs);
+    (void)head::run_on_nodes(**pool, [&](size_t) { return head::node_op_command(remove_op); }, kInspectTimeoutMs);
   }
   if (marked) posix::remove_file(marker);
   (*pool)->shutdown(3000);
@@ -199,7 +202,10 @@ Result<PushReport> run_image_push(const PushOptions& options) {
     sync_head::SyncOptions sync;
     sync.connect = only(options.connect, need);
     sync.source = dir;
-    sync.to = options.stage.empty() ? dir : options.stage + "/" + report.id;
+    // --stage DIR: a fresh private directory per push, made by the sync (0700, never through a link, refused if
+    // it is there already: kSyncFreshRoot), so nobody else can put an archive of theirs in its place.
+    sync.to = options.stage.empty() ? dir : options.stage + "/muster-image-" + random_hex(16);
+    sync.fresh_destination = !options.stage.empty();
     sync.quiet = true;
     sync.fanout = options.fanout;
     say(options, fmt::format("sending {} ({}) to {}", kArchiveName, sync_head::format_size(report.archive_bytes),

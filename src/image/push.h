@@ -5,7 +5,9 @@
 //   2. `save` to an archive in ~/.cache/muster/images/<id>/ (once per id: the archive of an id is always the
 //      same bytes), unless already there; only the last image pushed keeps its archive there;
 //   3. the archive goes to the nodes that need it with `muster sync`'s machinery: read once, relay chain from 3
-//      nodes on (each link crossed once), hash-verified on every node, progress on the terminal;
+//      nodes on (each link crossed once), hash-verified on every node, progress on the terminal; into a private
+//      directory (0700; with --stage DIR a fresh one below DIR per push, random name, made without following
+//      links) that the node checks is its user's before it loads;
 //   4. `load` on those nodes in parallel, each checking the id it then holds, and the archives removed, except
 //      on a node that sees the head's own cache at that path (a shared home: node_image.h kHeadCacheMarker).
 // The entry point of the command; the node side is node_image.h.
@@ -25,7 +27,8 @@ struct PushOptions {
   // On the nodes: "" = podman if installed, else docker (each node its own). Here: whichever holds the image,
   // this one first.
   std::string runtime;
-  std::string stage;    // where the archive goes on the nodes; "" = the same path as here
+  std::string stage;    // on the nodes, a fresh private directory per push goes below it; "" = the path of
+                        // the head's cache
   std::string fanout = "auto";  // as muster sync's
   bool quiet = false;
 };

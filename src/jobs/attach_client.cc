@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "head/control_protocol.h"
+#include "head/control_server.h"
 #include "head/job_registry.h"
 #include "logs/terminal_output.h"
 #include "logs/terminal_view.h"
@@ -214,7 +215,7 @@ Result<int> run_attach(const AttachOptions& options) {
   posix::SignalBlock signals;
   auto poller = posix::Poller::create();
   if (!poller) return poller.error();
-  auto socket = posix::connect_unix(job->socket);
+  auto socket = head::connect_to_head(job->socket);
   if (!socket) return socket.error();
   AttachSession session(*job, options, std::move(*socket), *poller);
   Result<int> code = 0;

@@ -44,9 +44,15 @@ Result<bool> ask_head(const head::JobRecord& job, bool kill) {
   return true;
 }
 
-// The head itself, as the user's Ctrl-C would reach it (twice for `kill`).
+// The head itself, as the user's Ctrl-C would reach it (twice for `kill`): only a muster of this user, started at
+// the recorded time on this boot of this machine (head/job_registry.h is_own_head), never another process.
 Result<void> signal_head(const head::JobRecord& job, bool kill) {
   if (!posix::process_alive(job.pid, job.pid_start)) return {};  // gone meanwhile
+  if (!head::is_own_head(job)) {
+    return make_error(ErrorKind::usage, "job {}: its control socket does not answer, and process {} is not its head "
+                                        "(not a muster of yours started on this boot at the recorded time): nothing "
+                                        "signalled", job.job_id, job.pid);
+  }
   for (int round = 0; round < (kill ? 2 : 1); ++round) {
     if (auto sent = posix::signal_process(job.pid, SIGINT); !sent) return sent.error();
   }

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "doctor/diagnose.h"
+#include "doctor/examine.h"
 #include "head/node_runs.h"
 #include "posix/file.h"
 #include "util/text.h"
@@ -115,12 +115,12 @@ diagnosis::Diagnosis diagnose_failure(head::AgentPool* pool, const diagnosis::Ca
   std::vector<std::string> names;
   for (size_t node = 0; node < pool->size(); ++node) names.push_back(pool->name(node));
   if (wanted.facts) {
-    doctor::DiagnoseOptions options;
+    doctor::ExamineOptions options;
     options.python = evidence.python;
     options.ssh_matrix = doctor::SshMatrixMode::off;
     options.shared_fs = false;
     options.timeout_ms = kFactsTimeoutMs;
-    auto findings = doctor::diagnose(*pool, names, options);
+    auto findings = doctor::examine_findings(*pool, names, options);
     if (findings) {
       facts.gathered = true;
       facts.findings = std::move(*findings);

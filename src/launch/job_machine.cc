@@ -199,14 +199,8 @@ void JobMachine::on_cleared(size_t node, const protocol::AttemptCleared& cleared
 void JobMachine::on_node_lost(size_t node, const std::string& why, bool carried, int64_t now) {
   roster_.set_connected(node, false);
   reconnecting_[node] = false;
-  carried_[node] = carried;
+  carried_[node] = carried;  // healthy: only the node that started its agent went (reconnected for a restart)
   lost_why_[node] = why;
-  if (carried && !done()) {
-    // Healthy: only the node that started its agent went. Started again from here, for the next attempt.
-    reconnecting_[node] = true;
-    reconnect_deadline_ms_ = now + kReconnectWaitMs;
-    agents_.reconnect(node);
-  }
   std::string reason = fmt::format("{} lost: {}", roster_.name(node), why);
   Attempt* attempt = attempts_.empty() ? nullptr : attempts_.back().get();
   if (phase_ == Phase::preflight && attempt && attempt->has_node(node)) {
@@ -317,13 +311,21 @@ void JobMachine::end_attempt(int64_t now) {
   if (!decision.restart) {
     attempt.decision = (excluded.empty() ? "" : excluded + "; ") + decision.why;
     host_.attempt_ended(attempt);
-    // A job that asked for no restarts and lost no node ends as it always did: the report says the rest.
-    if (spec_.restart.max_restarts > 0 || !excluded.empty()) host_.notice(attempt.decision);
+    // A job that asked for no restarts ends as it always did: the report says the rest.
+    if (spec_.restart.max_restarts > 0) host_.notice(attempt.decision);
     return finish(decision.why);
   }
   std::string reason = excluded.empty() ? attempt.fault->reason : excluded;
   attempt.decision = reason + "; restarting";
   host_.attempt_ended(attempt);
+  // Nodes lost only with the node that carried them (the launch tree) are started again from the head; the next
+  // attempt waits a little for them rather than take spares in their place.
+  for (size_t node = 0; node < carried_.size(); ++node) {
+    if (!carried_[node] || roster_.connected(node) || reconnecting_[node]) continue;
+    reconnecting_[node] = true;
+    reconnect_deadline_ms_ = now + kReconnectWaitMs;
+    agents_.reconnect(node);
+  }
   next_attempt(reason, now);
 }
 

@@ -6,8 +6,8 @@
 
 #include <fmt/core.h>
 
-#include "doctor/diagnose.h"
-#include "doctor/report.h"
+#include "doctor/examine.h"
+#include "doctor/checks/report.h"
 #include "head/connect.h"
 #include "launch/detach.h"
 #include "launch/head_env.h"
@@ -39,26 +39,26 @@ Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& op
   std::vector<std::string> names;
   auto pool = head::connect_pool(connect_options(request), names);
   if (!pool) return pool.error();
-  doctor::DiagnoseOptions diagnose;
-  diagnose.python = options.python;
-  diagnose.paths = {options.cwd};
-  diagnose.ssh_matrix = doctor::SshMatrixMode::off;  // the job itself needs only head -> node ssh
-  diagnose.shared_fs = false;
+  doctor::ExamineOptions examine;
+  examine.python = options.python;
+  examine.paths = {options.cwd};
+  examine.ssh_matrix = doctor::SshMatrixMode::off;  // the job itself needs only head -> node ssh
+  examine.shared_fs = false;
   // The job's caches on a shared filesystem (unless --node-local-caches moved them), as the job will see them.
-  diagnose.shared_caches = !options.node_local_caches;
+  examine.shared_caches = !options.node_local_caches;
   for (const auto& [name, value] : options.propagated_env) {
     const auto& caches = doctor::cache_variables();
-    if (std::find(caches.begin(), caches.end(), name) != caches.end()) diagnose.job_env.push_back(name + "=" + value);
+    if (std::find(caches.begin(), caches.end(), name) != caches.end()) examine.job_env.push_back(name + "=" + value);
   }
   bool even = std::all_of(options.plan.nodes.begin(), options.plan.nodes.end(), [&](const cluster::NodePlan& node) {
     return node.ranks.size() == options.plan.nodes.front().ranks.size();
   });
   if (options.container && !options.container->image.empty()) {
-    diagnose.container_image = options.container->image;
-    diagnose.container_runtime = options.container->runtime;
+    examine.container_image = options.container->image;
+    examine.container_runtime = options.container->runtime;
   }
-  diagnose.slots_per_node = even ? static_cast<int>(options.plan.nodes.front().ranks.size()) : -1;
-  auto findings = doctor::diagnose(**pool, names, diagnose);
+  examine.slots_per_node = even ? static_cast<int>(options.plan.nodes.front().ranks.size()) : -1;
+  auto findings = doctor::examine_findings(**pool, names, examine);
   (*pool)->shutdown(3000);
   if (!findings) return findings.error();
   int verdict = doctor::exit_code(*findings);
@@ -123,6 +123,9 @@ Result<void> make_node_caches(const LaunchRequest& request, LaunchOptions& optio
 
 Result<LaunchOptions> resolve_launch(const LaunchRequest& request) {
   LaunchOptions options = request.job;
+  if (!options.job_id.empty()) {  // a file name in the registry, a directory and container name
+    if (auto why = job_id_problem(options.job_id); !why.empty()) return make_error(ErrorKind::usage, "--job-id: {}", why);
+  }
   auto nodes = head::resolve_hosts(request.hosts);
   if (!nodes) return nodes.error();
   options.plan = cluster::make_rank_plan(*nodes);

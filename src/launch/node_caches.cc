@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "head/node_op.h"
 #include "head/node_runs.h"
 #include "posix/dir.h"
 #include "posix/file.h"
@@ -97,13 +98,16 @@ EnvList node_cache_env(const std::string& dir, const EnvList& propagated) {
   return env;
 }
 
+Result<int> CacheDirOp::run(const CacheDirOp& op) {
+  auto dir = make_node_cache_dir(op.base);
+  if (!dir) return dir.error();
+  fmt::print("{}\n", *dir);
+  return 0;
+}
+
 Result<std::vector<EnvList>> prepare_node_caches(head::AgentPool& pool, const std::vector<std::string>& names,
                                                  const std::string& base, const EnvList& propagated) {
-  auto runs = head::run_on_nodes(pool, [&](size_t) {
-    std::vector<std::string> argv = {head::kNodeMuster, "node", "cache-dir"};
-    if (!base.empty()) argv.insert(argv.end(), {"--base", base});
-    return head::NodeCommand{argv, {}};
-  }, kTimeoutMs);
+  auto runs = head::run_on_nodes(pool, [&](size_t) { return head::node_op_command(CacheDirOp{base}); }, kTimeoutMs);
   if (!runs) return runs.error();
   std::vector<EnvList> envs;
   for (size_t node = 0; node < runs->size(); ++node) {

@@ -1,5 +1,5 @@
 // `muster launch --node-local-caches`: every node's job writes its caches (Hugging Face, torch, Triton, ~/.cache:
-// doctor/cache_dirs.h) into a directory of its own on that node, so nodes that share a filesystem (an NFS home)
+// doctor/node/cache_dirs.h) into a directory of its own on that node, so nodes that share a filesystem (an NFS home)
 // never write one cache at once.
 //
 // The directory is chosen and made on the node, in the node's view: `muster node cache-dir` (run on every node
@@ -23,6 +23,20 @@ namespace muster::launch {
 
 // Node side: makes (or checks) the directory and returns its path. `base` empty: /tmp/muster-cache-<uid>.
 Result<std::string> make_node_cache_dir(const std::string& base);
+
+// `muster node cache-dir` (a node operation, head/node_op.h): make_node_cache_dir, the path printed.
+struct CacheDirOp {
+  static constexpr const char* kName = "cache-dir";
+  static constexpr const char* kHelp = "make this node's private cache directory for `launch --node-local-caches` "
+                                       "and print it";
+  std::string base;  // "" = /tmp/muster-cache-<uid>
+  template <typename Self, typename Visit>
+  static void fields(Self& op, Visit& visit) {
+    visit(op.base, "--base", "the directory (default /tmp/muster-cache-<uid>)");
+  }
+  static Result<int> run(const CacheDirOp& op);
+  bool operator==(const CacheDirOp&) const = default;
+};
 
 // The job's cache variables for a node whose directory is `dir`: HF_HOME, HF_DATASETS_CACHE, TORCH_HOME,
 // TORCH_EXTENSIONS_DIR, TRITON_CACHE_DIR, XDG_CACHE_HOME, and the hub-cache variables the user set (they would

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "posix/file_stat.h"
 
 namespace muster::posix {
@@ -35,6 +37,19 @@ struct DirCloser {
 }  // namespace
 
 Error sys_error(int code) { return Error{ErrorKind::io, std::strerror(code), code}; }
+
+Result<Fd> regular_file_only(int fd) {
+  Fd owned(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return sys_error(errno);
+  if (S_ISREG(st.st_mode)) return owned;
+  const char* kind = S_ISFIFO(st.st_mode)                        ? "a FIFO"
+                     : S_ISDIR(st.st_mode)                       ? "a directory"
+                     : S_ISSOCK(st.st_mode)                      ? "a socket"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                 : "not a regular file";
+  return Error{ErrorKind::io, fmt::format("{}, not a regular file", kind), kNotRegularFile};
+}
 
 MtimeOnly::MtimeOnly(int64_t mtime_ns) {
   times[0].tv_sec = 0;
@@ -146,9 +161,9 @@ Result<std::string> Dir::read_link(const std::string& name) const {
 }
 
 Result<Fd> Dir::open_read(const std::string& name, bool follow) const {
-  int fd = ::openat(fd_.get(), name.c_str(), O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+  int fd = ::openat(fd_.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
   if (fd < 0) return sys_error(errno);
-  return Fd(fd);
+  return regular_file_only(fd);
 }
 
 Result<Fd> Dir::create_file(const std::string& name, uint32_t mode) const {
@@ -164,6 +179,25 @@ Result<void> Dir::make_dir(const std::string& name, uint32_t mode) const {
 
 Result<void> Dir::remove(const std::string& name, bool directory) const {
   if (::unlinkat(fd_.get(), name.c_str(), directory ? AT_REMOVEDIR : 0) != 0) return sys_error(errno);
+  return {};
+}
+
+Result<void> Dir::remove_tree(const std::string& name, int max_depth) const {
+  auto st = stat(name);
+  if (!st) return st.error();
+  if (!*st) return {};
+  if ((*st)->is_dir()) {
+    if (max_depth <= 0) return sys_error(ELOOP);
+    auto below = open_dir(name);
+    if (!below) return below.error().sys == ENOENT ? Result<void>() : Result<void>(below.error());
+    auto names = below->names();
+    if (!names) return names.error();
+    for (const auto& entry : *names) {
+      if (auto removed = below->remove_tree(entry, max_depth - 1); !removed) return removed;
+    }
+  }
+  auto removed = remove(name, (*st)->is_dir());
+  if (!removed && removed.error().sys != ENOENT) return removed;
   return {};
 }
 

@@ -7,6 +7,7 @@
 // in their own words and tell ENOENT ("missing") or ELOOP/ENOTDIR ("in the way") from other failures.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct FileStat {
   bool is_file() const { return kind == Kind::regular; }
   bool is_link() const { return kind == Kind::symlink; }
 };
+
+// The `sys` of the error of Dir::open_read and posix::open_read (file.h) when the path names something else than a
+// regular file (a FIFO, a directory, a device, a socket): EINVAL, with the kind in the message.
+inline constexpr int kNotRegularFile = EINVAL;
 
 // How a directory is opened: for reading its entries, or only to reach what is below it (O_PATH, which needs
 // only search permission: a 0711 home). `follow`: a symbolic link as the last component is followed (only for
@@ -68,13 +73,18 @@ class Dir {
   Result<std::vector<std::string>> names() const;
   Result<std::string> read_link(const std::string& name) const;
 
-  // Never through a link as the last component unless `follow` (only for links the user asked to follow).
+  // A regular file, for reading: never through a link as the last component unless `follow` (only for links the
+  // user asked to follow). Opened non-blocking and checked: a FIFO, device or socket in its place (which anyone
+  // who can write the directory may leave there) is an error (sys kNotRegularFile), never a read that blocks.
   Result<Fd> open_read(const std::string& name, bool follow = false) const;
   // A new file (O_EXCL: fails with EEXIST when the name is taken), write-only.
   Result<Fd> create_file(const std::string& name, uint32_t mode) const;
   // EEXIST is an error the caller may accept (check `sys`).
   Result<void> make_dir(const std::string& name, uint32_t mode) const;
   Result<void> remove(const std::string& name, bool directory) const;
+  // Removes `name` and, when it is a directory, everything below it, never through a link (a link is removed
+  // itself); at most `max_depth` levels deep (deeper is an error, ELOOP). A missing `name` is fine.
+  Result<void> remove_tree(const std::string& name, int max_depth = 32) const;
   Result<void> rename(const std::string& from, const std::string& to) const;
   Result<void> symlink(const std::string& target, const std::string& name) const;
   // A new name `to` in `to_dir` for the file `name` here (a hard link; a symbolic link `name` is linked itself,

@@ -31,9 +31,23 @@ Result<std::string> read_text_file(const std::string& path) {
 }
 
 Result<Fd> open_read(const std::string& path, bool no_follow) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (no_follow ? O_NOFOLLOW : 0));
   if (fd < 0) return sys_error(errno);
-  return Fd(fd);
+  return regular_file_only(fd);
+}
+
+Result<std::string> read_regular_file(const std::string& path, bool follow, size_t max_bytes) {
+  auto fd = open_read(path, !follow);
+  if (!fd) return fd.error();
+  std::string out;
+  char buffer[65536];
+  while (true) {
+    auto got = read_full(fd->get(), {buffer, sizeof buffer});
+    if (!got) return got.error();
+    if (out.size() + *got > max_bytes) return sys_error(EFBIG);
+    out.append(buffer, *got);
+    if (*got < sizeof buffer) return out;
+  }
 }
 
 Result<Fd> make_fifo_reader(const std::string& path, uint32_t mode) {

@@ -20,8 +20,15 @@ namespace muster::posix {
 // error naming it otherwise.
 Result<std::string> read_text_file(const std::string& path);
 
-// Opens `path` for reading; with `no_follow`, a symbolic link as its last component is an error (ELOOP).
+// Opens the regular file `path` for reading; with `no_follow`, a symbolic link as its last component is an error
+// (ELOOP). Opened non-blocking and checked: anything but a regular file is an error (sys kNotRegularFile, dir.h),
+// so a FIFO planted where a file was expected never blocks the caller.
 Result<Fd> open_read(const std::string& path, bool no_follow);
+// The whole regular file `path` (open_read; a link as its last component followed only with `follow`): for files
+// this process did not create (what a worker, or anyone who could write the directory, left there); larger than
+// `max_bytes` is an error (EFBIG).
+Result<std::string> read_regular_file(const std::string& path, bool follow = false,
+                                      size_t max_bytes = size_t{64} << 20);
 // A FIFO at `path` (mode, never through a link: an existing entry that is not a FIFO is an error) opened for
 // reading without blocking: O_RDWR, so it never reads EOF when its writers come and go (telemetry's step marker).
 Result<Fd> make_fifo_reader(const std::string& path, uint32_t mode);

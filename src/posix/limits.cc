@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -43,6 +44,22 @@ OpenFileLimit raise_open_file_limit() {
     (void)::setrlimit(RLIMIT_NOFILE, &raised);
   }
   return open_file_limit();
+}
+
+OpenFileLimit child_open_file_limit() {
+  OpenFileLimit now = open_file_limit();
+  uint64_t found = found_soft_limit.load();
+  if (found != 0 && found < now.soft) now.soft = found;
+  return now;
+}
+
+OpenFileLimit child_process_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NPROC, &limit) != 0) return {};
+  uint64_t pid_max = 0;
+  std::ifstream in("/proc/sys/kernel/pid_max");
+  if (!(in >> pid_max) || pid_max == 0) pid_max = OpenFileLimit::kUnlimited;
+  return {std::min<uint64_t>(from_rlim(limit.rlim_cur), pid_max), std::min<uint64_t>(from_rlim(limit.rlim_max), pid_max)};
 }
 
 std::string limit_text(uint64_t value) {

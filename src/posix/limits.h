@@ -26,6 +26,12 @@ OpenFileLimit open_file_limit();
 // Remembers the soft limit it found, for spawn() to give back to children.
 OpenFileLimit raise_open_file_limit();
 
+// What a process started on this machine without muster gets (a container's, say): the soft open-file limit
+// muster found at start (its own is raised) and the hard one; and RLIMIT_NPROC's soft and hard limits, where
+// "unlimited" (and any value above the kernel's pid_max, which no process count can pass) is pid_max.
+OpenFileLimit child_open_file_limit();
+OpenFileLimit child_process_limit();
+
 // "1024" or "unlimited".
 std::string limit_text(uint64_t value);
 

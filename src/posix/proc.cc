@@ -62,6 +62,31 @@ bool process_alive(int pid, uint64_t start_time) {
   }
 }
 
+std::optional<uint32_t> process_uid(int pid) {
+  std::istringstream status(read_small(fmt::format("/proc/{}/status", pid)));
+  for (std::string line; std::getline(status, line);) {
+    if (!line.starts_with("Uid:")) continue;
+    try {
+      return static_cast<uint32_t>(std::stoul(line.substr(4)));
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string process_name(int pid) {
+  std::string name = read_small(fmt::format("/proc/{}/comm", pid));
+  if (!name.empty() && name.back() == '\n') name.pop_back();
+  return name;
+}
+
+std::string boot_id() {
+  std::string id = read_small("/proc/sys/kernel/random/boot_id");
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
 bool catches_signal(int pid, int signal) {
   std::istringstream status(read_small(fmt::format("/proc/{}/status", pid)));
   for (std::string line; std::getline(status, line);) {

@@ -21,6 +21,14 @@ bool same_process(int pid, uint64_t start_time);
 // head is until init gets to it).
 bool process_alive(int pid, uint64_t start_time);
 
+// The real user id of the process (Uid: in /proc/PID/status).
+std::optional<uint32_t> process_uid(int pid);
+// Its command name (/proc/PID/comm: the executable's name, at most 15 bytes), "" when gone.
+std::string process_name(int pid);
+// This boot of the machine (/proc/sys/kernel/random/boot_id): a pid and start time mean the same process only
+// within one boot, on one machine. "" when unknown.
+std::string boot_id();
+
 // Whether the process has a handler for `signal` (bit signal-1 of SigCgt in /proc/PID/status).
 bool catches_signal(int pid, int signal);
 

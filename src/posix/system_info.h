@@ -23,7 +23,7 @@ long clock_ticks_per_second();
 int64_t physical_memory_bytes();
 
 struct FilesystemInfo {
-  uint64_t type_magic = 0;  // statfs f_type: 0xEF53 ext4, 0x6969 nfs, ... (see doctor/filesystem_type.h)
+  uint64_t type_magic = 0;  // statfs f_type: 0xEF53 ext4, 0x6969 nfs, ... (see doctor/node/filesystem_type.h)
   int64_t total_bytes = 0;
   int64_t free_bytes = 0;  // available to an unprivileged user (f_bavail)
 };

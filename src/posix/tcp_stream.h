@@ -1,4 +1,4 @@
-// Connected TCP sockets with deadlines, for doctor's bandwidth test (`muster node bw`, doctor/bandwidth_probe.h):
+// Connected TCP sockets with deadlines, for doctor's bandwidth test (`muster node bw`, doctor/bandwidth/probe.h):
 // a listener that accepts one peer at a time, a connect that retries a listener that is not up yet, and
 // blocking reads/writes that give up at a deadline. Unlike socket.h these keep the connection: the caller
 // owns every returned Fd. Each call waits (poll) at most until its deadline: a connection is served by its own

@@ -497,6 +497,10 @@ struct Relay {  // deliver `frame` to every node of the tree whose index's bit i
 };
 inline constexpr uint8_t kSyncDryRun = 1;  // SyncOpen flag: scan only, change nothing on the node
 inline constexpr uint8_t kSyncDigestFirst = 2;  // SyncOpen flag: answer SyncDigest; the manifest on SyncSendManifest
+// SyncOpen flag: the root must be a fresh private directory: made by this sync, or an empty one of this user's
+// that nobody else can enter and that is no link (one an earlier SyncOpen of the same push made): image push's
+// stage directory.
+inline constexpr uint8_t kSyncFreshRoot = 4;
 struct SyncOpen {
   static constexpr Type kType = Type::sync_open;
   static constexpr const char* kName = "SyncOpen";
@@ -504,12 +508,14 @@ struct SyncOpen {
   std::string root;                 // absolute destination directory
   std::vector<std::string> rules;   // exclude rules (sync/exclude.h serialize())
   uint8_t flags = 0;
+  uint32_t root_mode = 0;           // the source root's permission bits, which the root gets at commit; 0 unknown
   template <typename Self, typename Visit>
   static void fields(Self& m, Visit& visit) {
     visit(m.session, "session");
     visit(m.root, "root");
     visit(m.rules, "rules");
     visit(m.flags, "flags");
+    visit(m.root_mode, "root_mode");
   }
   bool operator==(const SyncOpen&) const = default;
 };

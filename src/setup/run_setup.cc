@@ -5,9 +5,11 @@
 
 #include <fmt/core.h>
 
-#include "doctor/ssh_matrix.h"
+#include "doctor/ssh/matrix.h"
+#include "head/node_op.h"
 #include "head/node_runs.h"
 #include "setup/hosts_entries.h"
+#include "setup/node_ops.h"
 #include "posix/signals.h"
 #include "util/text.h"
 
@@ -42,12 +44,8 @@ Result<void> check_runs(const std::vector<head::NodeRun>& runs, const std::vecto
   return {};
 }
 
-head::NodeCommand node_op(std::vector<std::string> argv, bool dry_run, const std::vector<std::string>& lines) {
-  argv.insert(argv.begin(), {head::kNodeMuster, "node"});
-  if (dry_run) argv.push_back("--dry-run");
-  argv.push_back("--");
-  argv.insert(argv.end(), lines.begin(), lines.end());
-  return head::NodeCommand{argv, {}};
+head::NodeCommand add_lines(const char* file, const char* mode, bool dry_run, std::vector<std::string> lines) {
+  return head::node_op_command(AddLinesOp{dry_run, file, mode, std::move(lines)});
 }
 
 void print_results(const std::vector<head::NodeRun>& runs, const std::vector<std::string>& names, const char* what) {
@@ -60,7 +58,7 @@ void print_results(const std::vector<head::NodeRun>& runs, const std::vector<std
 Result<void> setup_ssh(head::AgentPool& pool, const std::vector<std::string>& names, const SetupOptions& options) {
   bool dry_run = options.dry_run;
   auto identities = head::run_on_nodes(pool, [&](size_t) {
-    return node_op({"ssh-identity"}, dry_run, {});
+    return head::node_op_command(SshIdentityOp{dry_run});
   }, kStepTimeoutMs);
   if (!identities) return identities.error();
   if (auto ok = check_runs(*identities, names, "finding or creating an ssh key"); !ok) return ok.error();
@@ -80,14 +78,13 @@ Result<void> setup_ssh(head::AgentPool& pool, const std::vector<std::string>& na
   }, kStepTimeoutMs);
   if (!scans) return scans.error();
   auto known = head::run_on_nodes(pool, [&](size_t node) {
-    return node_op({"add-lines", "--file", ".ssh/known_hosts", "--mode", "0644"}, dry_run,
-                   lines_of((*scans)[node].out));
+    return add_lines(".ssh/known_hosts", "0644", dry_run, lines_of((*scans)[node].out));
   }, kStepTimeoutMs);
   if (!known) return known.error();
   if (auto ok = check_runs(*known, names, "updating known_hosts"); !ok) return ok.error();
   print_results(*known, names, "known_hosts");
   auto authorized = head::run_on_nodes(pool, [&](size_t) {
-    return node_op({"add-lines", "--file", ".ssh/authorized_keys", "--mode", "0600"}, dry_run, keys);
+    return add_lines(".ssh/authorized_keys", "0600", dry_run, keys);
   }, kStepTimeoutMs);
   if (!authorized) return authorized.error();
   if (auto ok = check_runs(*authorized, names, "updating authorized_keys"); !ok) return ok.error();
@@ -120,9 +117,7 @@ Result<void> setup_hosts(head::AgentPool& pool, const std::vector<std::string>& 
     lines.push_back(*line);
   }
   auto runs = head::run_on_nodes(pool, [&](size_t) {
-    std::vector<std::string> op = {"hosts-block", "--file", "/etc/hosts"};
-    if (fix_loopback) op.push_back("--fix-loopback");
-    return node_op(op, dry_run, lines);
+    return head::node_op_command(HostsBlockOp{dry_run, "/etc/hosts", fix_loopback, lines});
   }, kStepTimeoutMs);
   if (!runs) return runs.error();
   if (auto ok = check_runs(*runs, names, "updating /etc/hosts"); !ok) return ok.error();

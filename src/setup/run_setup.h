@@ -4,7 +4,7 @@
 // per node.
 #pragma once
 
-#include "doctor/ssh_matrix.h"
+#include "doctor/ssh/matrix.h"
 #include "head/connect.h"
 #include "util/result.h"
 
@@ -21,7 +21,7 @@ struct SetupOptions {
 };
 
 // Every node's key in every node's authorized_keys, every node's host keys in every known_hosts, then the
-// node-to-node ssh check (doctor/ssh_matrix.h, fast unless asked for full); fails naming the pairs that still fail.
+// node-to-node ssh check (doctor/ssh/matrix.h, fast unless asked for full); fails naming the pairs that still fail.
 Result<void> run_setup_ssh(const SetupOptions& options);
 // A managed block naming every node (at the address the head reached it on) in every node's /etc/hosts.
 Result<void> run_setup_hosts(const SetupOptions& options);

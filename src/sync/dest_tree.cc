@@ -17,13 +17,17 @@ Error in_the_way(const std::string& root, std::string_view path) {
                     dest_display(root, path));
 }
 
-// Opens directory `name` inside `parent` as `how` says, first making it (mode 0755) when it is missing and
+// A directory the sync makes is private (0700) until the commit gives it the source's mode: files land in it
+// before they have theirs, and an interrupted sync must not leave them readable by others.
+constexpr uint32_t kNewDirMode = 0700;
+
+// Opens directory `name` inside `parent` as `how` says, first making it (with `mode`) when it is missing and
 // `create`; errors name `shown` below `root`.
 Result<posix::Dir> open_or_make(const posix::Dir& parent, const std::string& name, posix::DirOpen how, bool create,
-                                const std::string& root, std::string_view shown) {
+                                const std::string& root, std::string_view shown, uint32_t mode = kNewDirMode) {
   auto dir = parent.open_dir(name, how);
   if (!dir && dir.error().sys == ENOENT && create) {
-    if (auto made = parent.make_dir(name, 0755); !made && made.error().sys != EEXIST) {
+    if (auto made = parent.make_dir(name, mode); !made && made.error().sys != EEXIST) {
       return io_error(root, shown, "create directory", made.error());
     }
     dir = parent.open_dir(name, how);
@@ -93,7 +97,7 @@ std::string dest_display(const std::string& root, std::string_view path) {
   return root + (root.ends_with('/') ? "" : "/") + std::string(path);
 }
 
-Result<DestTree> DestTree::open(const std::string& root, bool create) {
+Result<DestTree> DestTree::open(const std::string& root, bool create, uint32_t root_mode) {
   if (root.empty() || root[0] != '/') return make_error(ErrorKind::usage, "destination '{}' is not absolute", root);
   // The root itself may be (or lie under) a symlink the user chose: resolve it normally, creating it if asked.
   // Its ancestors are opened O_PATH: a non-root user may only have search permission on them (a 0711 home).
@@ -101,6 +105,7 @@ Result<DestTree> DestTree::open(const std::string& root, bool create) {
   auto dir = posix::Dir::open("/", kWalk);
   if (!dir) return io_error("/", "", "open directory", dir.error());
   std::string walked;
+  bool created = false;
   size_t start = 1;
   while (start <= root.size()) {
     size_t end = root.find('/', start);
@@ -109,13 +114,21 @@ Result<DestTree> DestTree::open(const std::string& root, bool create) {
     start = end + 1;
     if (part.empty() || part == ".") continue;
     walked += "/" + part;
-    auto next = open_or_make(*dir, part, kWalk, create, walked, "");
+    // The root is private until the commit; a missing ancestor is never wider than the source's root.
+    bool is_root = root.find_first_not_of('/', start) == std::string::npos;
+    uint32_t mode = is_root || root_mode == 0 ? kNewDirMode : (root_mode & 0777) | kNewDirMode;
+    auto seen = is_root ? dir->stat(part) : Result<std::optional<posix::FileStat>>(std::nullopt);
+    bool existed = seen && seen->has_value();
+    auto next = open_or_make(*dir, part, kWalk, create, walked, "", mode);
     if (!next) return next.error().sys == 0 ? next.error() : io_error(walked, "", "open directory", next.error());
+    if (is_root) created = !existed;
     dir = std::move(next);
   }
   auto opened = dir->reopen();
   if (!opened) return io_error(root, "", "open directory", opened.error());
-  return DestTree(root, std::move(*opened));
+  DestTree tree(root, std::move(*opened));
+  tree.created_root_ = created;
+  return tree;
 }
 
 Result<ParentDir> DestTree::parent_of(std::string_view path, bool create_missing) const {
@@ -162,7 +175,7 @@ Result<bool> DestTree::remove(std::string_view path) const {
 Result<void> DestTree::make_dir(std::string_view path) const {
   auto parent = parent_of(path, true);
   if (!parent) return parent.error();
-  if (auto made = parent->dir.make_dir(parent->name, 0755); !made && made.error().sys != EEXIST) {
+  if (auto made = parent->dir.make_dir(parent->name, kNewDirMode); !made && made.error().sys != EEXIST) {
     return io_error(path_, path, "create directory", made.error());
   }
   auto st = parent->dir.stat(parent->name);
@@ -196,6 +209,17 @@ std::optional<std::pair<std::string, uint32_t>> DestTree::unlock_parent_of(std::
   if (!st || (st->mode & kOwnerWrite) || st->uid != posix::effective_uid()) return std::nullopt;
   if (!target.chmod_self(st->mode | kOwnerWrite)) return std::nullopt;
   return std::make_pair(dir, st->mode);
+}
+
+Result<void> DestTree::set_root_mode(uint32_t mode) const {
+  if (auto set = root_.chmod_self(mode); !set) return io_error(path_, "", "set the mode of", set.error());
+  return {};
+}
+
+void DestTree::give_existing_root(uint32_t mode) const {
+  auto st = root_.stat_self();
+  if (created_root_ || !st || st->uid != posix::effective_uid() || st->mode == mode) return;
+  (void)root_.chmod_self(mode);
 }
 
 Result<void> DestTree::relock(const std::string& dir, uint32_t mode) const {

@@ -26,20 +26,22 @@ struct ParentDir {
 
 class DestTree {
  public:
-  // Opens `root` (absolute), creating it and its parents (mode 0755) unless `create` is false.
-  static Result<DestTree> open(const std::string& root, bool create);
+  // Opens `root` (absolute), creating it (mode 0700, private until the commit sets `root_mode`) and its missing
+  // parents (the source root's permission bits `root_mode` plus the owner's rwx; 0700 when 0, unknown) unless
+  // `create` is false.
+  static Result<DestTree> open(const std::string& root, bool create, uint32_t root_mode = 0);
 
   const std::string& root() const { return path_; }
   const posix::Dir& dir() const { return root_; }
 
-  // The parent directory of `path`; missing intermediate directories are created (mode 0755) when
-  // `create_missing`, else an error.
+  // The parent directory of `path`; missing intermediate directories are created (mode 0700 until the commit sets
+  // the source's) when `create_missing`, else an error.
   Result<ParentDir> parent_of(std::string_view path, bool create_missing) const;
 
   // Deletes a file, symlink or empty directory. A missing path is fine; a non-empty directory is left in place
   // (it still holds excluded files) and reported as false.
   Result<bool> remove(std::string_view path) const;
-  // Makes a directory (owner-writable until set_meta gives it its final mode); an existing directory is fine.
+  // Makes a directory (0700 until set_meta gives it its final mode); an existing directory is fine.
   Result<void> make_dir(std::string_view path) const;
   // Sets the permission bits and the modification time of `path`, never through a symbolic link, also when
   // `path` is swapped for one meanwhile (posix::Dir::set_meta acts on a descriptor of the entry). Returns the
@@ -50,6 +52,14 @@ class DestTree {
   // updated by its non-root owner, as rsync does. Returns the directory (relative path, "" for the root) and
   // the mode it had, or nullopt when nothing changed.
   std::optional<std::pair<std::string, uint32_t>> unlock_parent_of(std::string_view path) const;
+  // Whether open() made the root (it is then 0700 until the commit gives it the source root's mode).
+  bool created_root() const { return created_root_; }
+  // The root's permission bits (the source root's, at the commit of a root this sync made).
+  Result<void> set_root_mode(uint32_t mode) const;
+  // An existing root of this user's gets the source root's permission bits at once (best effort; not one this
+  // sync made, which stays private until the commit): before anything is written, so a file never lands in a
+  // root wider than its source's, and a sync with nothing else to do still gives the root its mode.
+  void give_existing_root(uint32_t mode) const;
   // Sets the permission bits of the directory `dir` ("" for the root) back to `mode`.
   Result<void> relock(const std::string& dir, uint32_t mode) const;
   // Creates or replaces the symlink `path` with text `target` (through a temporary name and rename). Where the
@@ -72,6 +82,7 @@ class DestTree {
   DestTree(std::string root, posix::Dir dir) : path_(std::move(root)), root_(std::move(dir)) {}
   std::string path_;
   posix::Dir root_;
+  bool created_root_ = false;
 };
 
 // The `a/b` of a destination path for messages: "<root>/<path>".

@@ -44,6 +44,7 @@ struct Manifest {
   std::vector<Entry> entries;          // sorted by path
   std::vector<std::string> stale_temps;  // relative paths of leftover temporary files (see kTempMarker)
   uint64_t hashed_bytes = 0;           // bytes actually read to hash (0 when the cache knew every file)
+  uint32_t root_mode = 0;              // the root directory's permission bits (what the nodes' root gets)
   bool operator==(const Manifest&) const = default;
 };
 

@@ -46,6 +46,19 @@ std::string temp_name(const std::string& name, const std::string& writer, std::s
   return fmt::format(".{}{}{}-{}", stem, kTempMarker, writer, what);
 }
 
+// Why the root of `tree` is no fresh private directory (SyncOpen kSyncFreshRoot), or "": made by this session, or
+// an empty one of this user's that nobody else can enter and whose name is no link (an earlier SyncOpen of the
+// same push, which sent nothing, made it).
+std::string fresh_root(const DestTree& tree) {
+  if (tree.created_root()) return "";
+  auto link = posix::lstat_path(tree.root());
+  auto st = tree.dir().stat_self();
+  auto names = tree.dir().names();
+  bool fresh = link && *link && !(*link)->is_link() && st && st->uid == posix::effective_uid() &&
+               (st->mode & 077) == 0 && names && names->empty();
+  return fresh ? "" : fmt::format("{} exists already: a new private directory was expected there", tree.root());
+}
+
 // A file being received: its temporary, what it must turn out to be, and how far it got.
 struct Incoming {
   SyncFile header;
@@ -73,6 +86,7 @@ struct Receiver::Session {
   // Read-only directories made owner-writable for this session (relative path -> the mode they had); they get
   // that mode back at commit, unless the commit sets the source's, or when the session ends without one.
   std::map<std::string, uint32_t> unlocked;
+  uint32_t root_mode = 0;  // the source root's permission bits (SyncOpen), the root's at commit; 0 unknown
 
   ~Session() {
     for (auto& entry : files) discard(*entry.second);
@@ -88,11 +102,12 @@ struct Receiver::Session {
     unlocked.emplace(unlocked_dir->first, unlocked_dir->second);
     return attempt();
   }
-  void relock_all(const std::vector<Entry>& set_by_commit) {
+  void relock_all(const std::vector<Entry>& set_by_commit, bool root_set = false) {
     if (!tree) return;
     for (const auto& entry : unlocked) {  // (not a structured binding: clang 14 cannot capture one)
       const std::string& dir = entry.first;
-      bool set = std::any_of(set_by_commit.begin(), set_by_commit.end(), [&](const Entry& e) { return e.path == dir; });
+      bool set = (dir.empty() && root_set) ||
+                 std::any_of(set_by_commit.begin(), set_by_commit.end(), [&](const Entry& e) { return e.path == dir; });
       if (!set) (void)tree->relock(dir, entry.second);
     }
     unlocked.clear();
@@ -121,13 +136,21 @@ std::vector<AgentMessage> Receiver::Session::open(const SyncOpen& m) {
   dry_run = (m.flags & kSyncDryRun) != 0;
   auto rules = ExcludeRules::deserialize(m.rules);
   if (!rules) return fail(rules.error().message);
-  auto opened = DestTree::open(m.root, !dry_run);
+  root_mode = m.root_mode & 07777;
+  auto opened = DestTree::open(m.root, !dry_run, root_mode);
   if (!opened) {
     // A dry run against a destination that does not exist yet: everything would be new.
     if (dry_run && !posix::path_exists(m.root)) return {SyncManifest{m.session, true, "", ""}};
     return fail(opened.error().message);
   }
   tree.emplace(std::move(*opened));
+  if ((m.flags & kSyncFreshRoot) != 0 && !dry_run) {
+    if (auto fresh = fresh_root(*tree); !fresh.empty()) {
+      tree.reset();
+      return fail(fresh);
+    }
+  }
+  if (!dry_run && root_mode != 0) tree->give_existing_root(root_mode);
   cache = HashCache::load(HashCache::path_for(m.root));
   auto manifest = scan_tree(m.root, *rules, &cache);
   if (!manifest) return fail(manifest.error().message);
@@ -387,7 +410,11 @@ std::vector<AgentMessage> Receiver::Session::commit(const SyncCommit& m) {
   for (const auto& dir : deepest_first) {
     if (auto set = tree->set_meta(dir.path, dir.mode, dir.mtime_ns); !set) return done(set.error().message);
   }
-  relock_all(*dirs);
+  bool root_set = root_mode != 0 && tree->created_root();
+  if (root_set) {  // the source root's mode, last: a root this sync made was private while files arrived
+    if (auto set = tree->set_root_mode(root_mode); !set) return done(set.error().message);
+  }
+  relock_all(*dirs, root_set);
   if (auto saved = cache.save(); !saved) return done(saved.error().message);
   return done("");
 }

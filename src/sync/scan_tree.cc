@@ -67,7 +67,10 @@ class Walker {
 
   void walk(const posix::Dir& dir, const std::string& path, const ExcludeRules& inherited);
   void enter_root(const posix::Dir& dir) {
-    if (auto st = dir.stat_self()) open_dirs_.insert({st->device, st->inode});
+    if (auto st = dir.stat_self()) {
+      open_dirs_.insert({st->device, st->inode});
+      manifest_.root_mode = st->mode;
+    }
   }
   Result<Manifest> take();
 
@@ -149,7 +152,7 @@ Result<void> Walker::add_ignore_file(const posix::Dir& dir, const std::string& p
   auto fd = dir.open_read(std::string(kIgnoreFileName));
   if (!fd) {
     int code = fd.error().sys;
-    if (code == ELOOP || code == ENOENT) return {};  // a symlink is not followed; a vanished file has no rules
+    if (code == ELOOP || code == ENOENT || code == posix::kNotRegularFile) return {};  // no link followed, no FIFO read
     return io_error("read", display(file), fd.error());
   }
   auto st = posix::stat_fd(fd->get());

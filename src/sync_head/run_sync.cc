@@ -74,6 +74,7 @@ Result<SyncRequest> make_sync_request(const SyncOptions& flags) {
   request.delete_extraneous = flags.delete_extraneous;
   request.dry_run = flags.dry_run;
   request.compress = !flags.no_compress;
+  request.fresh_destination = flags.fresh_destination;
   auto links = parse_link_policy(flags.links);
   if (!links) return links.error();
   request.links = *links;

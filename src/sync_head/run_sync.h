@@ -22,6 +22,7 @@ struct SyncOptions {
   bool delete_extraneous = false;
   bool dry_run = false;
   bool no_compress = false;
+  bool fresh_destination = false;  // `to` must be made by this sync, private (image push's stage: sync_push.h)
   std::string links;            // keep, copy-target, skip; empty: ask when needed (source_scan.h)
   bool quiet = false;           // no summary when every node ends up identical
   // star, chain, a number (a tree of that fanout), or auto (chain from 3 ssh nodes on; a node the chain cannot

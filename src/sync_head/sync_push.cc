@@ -353,11 +353,13 @@ Result<SyncReport> Pusher::run() {
   // Only after the source's scan succeeded: a source that cannot be synced changes nothing on the nodes (not
   // even the destination's root is made). Each node answers with the digest of its manifest and keeps the
   // manifest until the head asks for it (on_digest).
-  uint8_t flags = kSyncDigestFirst | (request_.dry_run ? kSyncDryRun : 0);
+  uint8_t flags = kSyncDigestFirst | (request_.dry_run ? kSyncDryRun : 0) |
+                  (request_.fresh_destination ? kSyncFreshRoot : 0);
   for (size_t node = 0; node < nodes_.size(); ++node) {
     if (!active(node)) fail_node(node, "node lost"), nodes_[node].have_manifest = true;
   }
-  send_to_nodes(all_nodes(), encode(HeadMessage{SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags}}));
+  send_to_nodes(all_nodes(), encode(HeadMessage{SyncOpen{kSession, request_.destination, request_.rules.serialize(), flags,
+                                                           source->root_mode}}));
   if (auto waited = wait_until([&] {
         return std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& s) { return s.have_manifest; });
       });

@@ -34,6 +34,7 @@ struct SyncRequest {
   bool delete_extraneous = false;
   bool dry_run = false;
   bool compress = true;
+  bool fresh_destination = false;  // the destination must be a new private directory (protocol kSyncFreshRoot)
   LinkPolicy links = LinkPolicy::ask;  // what links that leave the tree become (source_scan.h)
   std::string cache_dir;            // hash cache of the source (empty: default)
   // Above 0: when some node needs more than this many bytes, nothing is sent, and the report says so

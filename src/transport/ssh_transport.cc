@@ -1,7 +1,10 @@
 // The ssh transport: the system OpenSSH client, multiplexed, running the bootstrap script on the node.
 #include <csignal>
 #include <optional>
+#include <set>
+#include <string>
 
+#include "posix/file.h"
 #include "posix/private_dir.h"
 #include "transport/spawn_agent.h"
 #include "transport/ssh_command.h"
@@ -40,8 +43,12 @@ class SshTransport final : public Transport {
     }
     std::string command = remote_agent_command(binary_, target.agent_args);
     if (options_.multiplex) {
-      if (auto session = open_master_session(control_path(options_, target.destination), command)) return std::move(*session);
+      if (auto session = open_master_session(control_path(options_, target.destination), command)) {
+        via_master_.insert(target.destination);
+        return std::move(*session);
+      }
     }
+    via_master_.erase(target.destination);
     auto argv = ssh_argv(options_, target.destination, command);
     // SIGTERM (not KILL): a dying head takes its ssh clients along, and they close their sessions cleanly.
     return spawn_with_pipes(argv, SIGTERM, /*new_session=*/true);
@@ -50,6 +57,12 @@ class SshTransport final : public Transport {
     SshOptions own = options_;
     if (diagnostics.find(kMasterRefused) != std::string_view::npos) {
       own.multiplex = false;  // a connection of its own, beside the master that is full
+    } else if (diagnostics.find(kNoAnswer) != std::string_view::npos && via_master_.count(target.destination)) {
+      // The master took the session and nothing came: its connection may hang (a partition that healed, a
+      // rebooted node). Its socket goes (the master ends by itself, ServerAliveInterval) and the next start and
+      // this one make connections of their own.
+      (void)posix::remove_file(control_path(options_, target.destination));
+      own.multiplex = false;
     } else if (kex_algorithms(options_.kex) && !sets_kex(options_.extra_options) && kex_refused(diagnostics)) {
       own.kex = kKexDefault;
     } else {
@@ -63,6 +76,7 @@ class SshTransport final : public Transport {
   SelfBinary binary_;
   SshOptions options_;
   bool control_checked_ = false;
+  std::set<std::string> via_master_;  // destinations whose last start went through an open master
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // HMAC-SHA1 and base64, computed with Debian's nettle (like util/sha256.h): what OpenSSH's hashed known_hosts
-// entries are made of (`|1|base64(salt)|base64(HMAC-SHA1(salt, host))`), for doctor/known_hosts.h. Not for
+// entries are made of (`|1|base64(salt)|base64(HMAC-SHA1(salt, host))`), for doctor/ssh/known_hosts.h. Not for
 // anything that needs a strong hash.
 #pragma once
 

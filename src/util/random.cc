@@ -20,4 +20,19 @@ std::string new_job_id() {
   return fmt::format("{:%Y%m%d-%H%M%S}-{}", fmt::gmtime(now), random_hex(6));
 }
 
+std::string job_id_problem(std::string_view id) {
+  constexpr size_t kMaxJobId = 128;
+  if (id.empty()) return "a job id cannot be empty";
+  if (id.size() > kMaxJobId) return fmt::format("a job id is at most {} characters", kMaxJobId);
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-';
+    if (!ok) return fmt::format("'{}' is not a job id: letters, digits, '.', '_' and '-' only", id);
+  }
+  if (id.front() == '.' || id.front() == '-') {
+    return fmt::format("'{}' is not a job id: it may not start with '{}'", id, id.front());
+  }
+  return "";
+}
+
 }  // namespace muster

@@ -3,7 +3,9 @@
 # `muster doctor --container-image` with real podman on 3 testbed nodes (`testbed up 3 --containers --mesh`),
 # the image built from Debian packages (tests/cluster/container-image, python3-torch):
 #   1. push: the image in the head's own store goes to 3 nodes that lack it (through the relay chain), every
-#      node then holds the same id; a second push moves nothing.
+#      node then holds the same id; a second push moves nothing. 1b. --stage DIR: a fresh private directory below
+#      DIR, never a planted DIR/<id> link (whose target the removal round would empty); the nodes' image
+#      directories are private (0700).
 #   2. DDP 3 x 2 in containers (examples/ddp_train.py): exit 0, every rank's checksum line in its rank log, on
 #      the planned node, all checksums identical; each rank ran inside a container named after the job
 #      (muster-<job>-<node rank>) with the working directory mounted at the same path, the limits asked for,
@@ -19,7 +21,8 @@
 #   6b. kill -9 of the agent inside node2's container, and 6c. of the head's ssh client (or master) to node2: within 2 s no
 #      job process is left on any node, the head exits non-zero naming node2, and no container is left.
 #   7. --container NAME: ranks inside running containers (started here as compose would); the job runs there,
-#      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay.
+#      and a kill -9 of the head leaves no job process in them within 2 s while the containers stay. The agent
+#      runs from a fresh directory per start (/tmp/.muster-<build id>-<random>), removed once it runs.
 #   8. doctor --container-image: node2 without the image and node3 holding another image under the name are
 #      both named (exit 2), and `launch --preflight` starts nothing; push repairs both (node3's image replaced),
 #      with the head's cache in a directory the nodes see at the same path (as a shared home): the head's cached
@@ -75,6 +78,31 @@ push() {
   assert_contains "$(cat "$out")" "0 of 3 nodes need it; already there: node[1-3]" "second push"
   [[ $(cat "$out") != *sending* ]] || fail "the second push sent the image again: $(cat "$out")"
   step "1. again: nothing to send, $(fmt_ms "$(ms_between "$t0" "$(now_us)")") s"
+}
+
+# Issue 27, items 7 and 8: `image push --stage DIR` goes into a fresh private directory below DIR, never into a
+# predictable DIR/<image id> that another user could have made, or made a link to one of the user's directories
+# (which the removal round would empty); the directories the push's sync made on the nodes are private (0700).
+push_stage() {
+  local out=$SCRATCH/push-stage.out left
+  step "1b. image push --stage: a fresh private directory, a planted DIR/<id> link left alone"
+  assert_eq 700 "$("${NODE_SSH[@]}" node1 stat -c %a "$MUX_HOME/muster/images")" \
+    "mode of the images directory the first push's sync made on node1"
+  node_podman node1 rmi -f "$IMAGE_NAME" >/dev/null 2>&1 || fail "podman rmi on node1"
+  # On node1: /tmp/stage/<id> is a link to a directory of the user's holding a file it must keep.
+  "${NODE_SSH[@]}" node1 "rm -rf /tmp/stage /tmp/victim && mkdir -p /tmp/stage /tmp/victim && chmod 1777 /tmp/stage &&
+    echo keep >/tmp/victim/keep && ln -s /tmp/victim /tmp/stage/$IMAGE_ID"
+  head_muster image push "$IMAGE_NAME" "${MUSTER_SSH[@]}" -w node1 --stage /tmp/stage >"$out" 2>&1 ||
+    fail "image push --stage failed: $(cat "$out")"
+  assert_eq "$IMAGE_ID" "$(node_image_id node1)" "image id on node1 after the push with --stage"
+  assert_eq keep "$("${NODE_SSH[@]}" node1 cat /tmp/victim/keep 2>&1)" "the file in the directory a planted link named"
+  left=$("${NODE_SSH[@]}" node1 'ls -A /tmp/stage /tmp/victim')
+  assert_eq "/tmp/stage:
+$IMAGE_ID
+
+/tmp/victim:
+keep" "$left" "what is left in the stage directory (the planted link only) and in the linked directory"
+  step "1b. pushed through a fresh private directory; the planted link and its directory untouched"
 }
 
 ddp() {
@@ -241,7 +269,7 @@ existing_containers() {
   local job=ct-existing-$$ out=$SCRATCH/existing.out node t0 name=ct-svc
   step "7. --container $name: ranks inside running containers"
   for node in node1 node2 node3; do
-    node_podman "$node" run -d --name "$name" --label ct.test=1 --network host --ipc host --init -v "$REPO:$REPO" \
+    node_podman "$node" run -d --name "$name" --label ct.test=1 --network host --ipc host --init "${PODMAN_LIMITS[@]}" -v "$REPO:$REPO" \
       "$IMAGE_NAME" sleep infinity >/dev/null
   done
   muster_launch --run-dir "$SCRATCH/existing" -w "node[1-$NODES]" --nproc-per-node "$PER_NODE" \
@@ -249,9 +277,19 @@ existing_containers() {
     fail "job in existing containers failed: $(cat "$out")"
   assert_eq "$WORLD" "$(grep -c 'in /run/podman-init -- sleep infinity' "$out" || true)" \
     "ranks that ran inside the running containers ($(cat "$out"))"
+  # Issue 27, item 10: the agent ran from a fresh directory of its own, gone once it ran (never a fixed
+  # /tmp/.muster-<build id> that a process in the container could make first or swap files in).
+  assert_eq "" "$(node_podman node1 exec "$name" sh -c 'ls -a /tmp | grep "^\.muster-" || true')" \
+    "agent directories left in the container's /tmp after a job"
   start_muster "$out" --job-id "$job" --run-dir "$SCRATCH/existing2" -w "node[1-$NODES]" \
     --nproc-per-node "$PER_NODE" --container "$name" -- sh -c 'echo up; sleep 100 & wait'
   wait_until 30 eval '(($(grep -c "] up" "$out") == WORLD))' || fail "job did not start: $(cat "$out")"
+  local agent_dir
+  agent_dir=$(node_podman node1 exec "$name" sh -c 'cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" "\n" |
+    grep -o "^/tmp/\.muster-[0-9a-f]*-[0-9a-f]*" | sort -u')
+  [[ $agent_dir =~ ^/tmp/\.muster-[0-9a-f]{16}-[0-9a-f]{16}$ ]] ||
+    fail "the running agent's directory in the container is not a fresh one: '$agent_dir'"
+  node_podman node1 exec "$name" test ! -e "$agent_dir" || fail "the running agent's directory $agent_dir is still there"
   t0=$(now_us)
   kill -KILL "$MUSTER_PID"
   wait_exit "$MUSTER_PID" 5
@@ -267,7 +305,7 @@ doctor_images() {
   local out=$SCRATCH/doctor.out rc=0
   step "8. doctor: node2 without the image, node3 with another image under its name"
   node_podman node2 rmi -f "$IMAGE_NAME" >/dev/null
-  node_podman node3 run --name ct-change --network host "$IMAGE_NAME" sh -c 'echo changed > /changed' >/dev/null
+  node_podman node3 run --name ct-change --network host "${PODMAN_LIMITS[@]}" "$IMAGE_NAME" sh -c 'echo changed > /changed' >/dev/null
   node_podman node3 commit -q ct-change "$IMAGE_NAME" >/dev/null
   node_podman node3 rm ct-change >/dev/null
   XDG_CACHE_HOME=$MUX_HOME "$MUSTER" doctor "${MUSTER_SSH[@]}" -w "node[1-$NODES]" --no-ssh-matrix \
@@ -304,7 +342,7 @@ doctor_images() {
   assert_contains "$(cat "$out")" "ok    $IMAGE_NAME is ${IMAGE_ID:0:12} on all 3 nodes" "doctor after the repair"
   # The versions doctor reports are those inside the image, as python3 there reads them.
   local inside
-  inside=$(node_podman node1 run --rm --network host --entrypoint python3 "$IMAGE_NAME" -c \
+  inside=$(node_podman node1 run --rm --network host "${PODMAN_LIMITS[@]}" --entrypoint python3 "$IMAGE_NAME" -c \
     'import importlib.metadata as m, sys; print("python %d.%d.%d, torch %s" % (*sys.version_info[:3], m.version("torch")))')
   assert_contains "$(cat "$out")" "identical on every node (python inside $IMAGE_NAME): $inside" "doctor after the repair"
   step "8. repaired: the same id on all 3 nodes; $inside inside the image on every node"
@@ -328,7 +366,7 @@ doctor_versions() {
   step "8c. doctor --json: torch and NCCL versions read inside the image on every node"
   for ((k = 1; k <= NODES; k++)); do
     node=node$k
-    node_podman "$node" run --name ct-versions --network host "$IMAGE_NAME" sh -c '
+    node_podman "$node" run --name ct-versions --network host "${PODMAN_LIMITS[@]}" "$IMAGE_NAME" sh -c '
       site=$(python3 -c "import site; print(site.getsitepackages()[0])") && k=$1 &&
       mkdir -p "$site/torch-1.13.1+node$k.dist-info" "$site/nvidia_nccl_cu12-2.99.$k.dist-info" &&
       printf "Metadata-Version: 2.1\nName: torch\nVersion: 1.13.1+node%s\n" "$k" \
@@ -387,6 +425,7 @@ main() {
   set_container_args
   head_store
   push
+  push_stage
   ddp
   exact_logs
   per_node_torchrun

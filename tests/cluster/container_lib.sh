@@ -13,8 +13,11 @@
 #                                IMAGE_NAME with id IMAGE_ID
 #   node_image_id NODE [IMAGE]   the id of IMAGE (default IMAGE_NAME) in NODE's store, empty if it has none
 #   node_podman NODE ARGS...     podman ARGS on NODE over ssh (argv quoted for the remote shell)
+#   PODMAN_LIMITS                `--ulimit nofile=... --ulimit nproc=...` at the node's own limits: what a `podman
+#                                run` by hand needs on a node whose containers.conf does not tune them (podman
+#                                asks for 1,048,576 of each, which this VM's runc may not set)
 #   PODMAN_RUN                   the `podman run` flags that work on a testbed node for a distributed job:
-#                                --rm --network host --ipc host --init
+#                                --rm --network host --ipc host --init PODMAN_LIMITS
 #   count_containers NODE        containers (running or not) in NODE's store
 #   assert_no_node_containers NODE...   no container in the NODEs' stores, no conmon running there
 # For the launch tests in containers (with launch_lib.sh; they set NODES, PER_NODE, WORLD):
@@ -29,7 +32,13 @@ CONTAINER_IMAGE=$CLUSTER_TEST_DIR/container-image
 IMAGE_ARCHIVE=
 IMAGE_ID=
 IMAGE_NAME=
-PODMAN_RUN=(--rm --network host --ipc host --init)
+# The nodes inherit this shell's limits (their sshd is started from it); nproc never above pid_max, as podman
+# itself runs with (and as muster gives it: src/container/node_ulimits.h).
+pid_max=$(cat /proc/sys/kernel/pid_max)
+nproc_of() { local v=$1; [[ $v == unlimited || $v -gt $pid_max ]] && v=$pid_max; echo "$v"; }
+PODMAN_LIMITS=(--ulimit "nofile=$(ulimit -Sn):$(ulimit -Hn)"
+  --ulimit "nproc=$(nproc_of "$(ulimit -Su)"):$(nproc_of "$(ulimit -Hu)")")
+PODMAN_RUN=(--rm --network host --ipc host --init "${PODMAN_LIMITS[@]}")
 
 require_container_tools() {
   local tool missing=()
@@ -79,17 +88,16 @@ CONTAINER_ARGS=()
 MEMLOCK_KB=
 CHECKSUM_RE='rank ([0-9]+)/([0-9]+) on ([^:]+): checksum ([0-9a-f]{16})'
 
-# The limits the nodes' podman may set here: this VM lets no process raise a hard limit, and podman sets
-# nofile and nproc to its maximum once any --ulimit is given; so each is given at the node's own hard value
-# (memlock in KiB as `ulimit -l` shows it: MEMLOCK_KB).
+# The job's container limits: muster's defaults, but memlock, which muster asks unlimited (NCCL pins memory) and
+# this VM lets no process raise above its hard value (real servers' root may): given at the node's own hard value
+# (in KiB as `ulimit -l` shows it: MEMLOCK_KB). nofile and nproc are NOT given: muster itself gives podman the
+# node's own (issue 27 item 1), on a testbed whose containers.conf does not tune them.
 set_container_args() {
-  local limits memlock nofile nproc
-  limits=$("$TESTBED" exec node1 bash -c 'echo "$(ulimit -Hl) $(ulimit -Hn) $(ulimit -Hu)"')
-  read -r MEMLOCK_KB nofile nproc <<<"$limits"
+  local memlock
+  MEMLOCK_KB=$("$TESTBED" exec node1 bash -c 'ulimit -Hl')
   memlock=-1
   [[ $MEMLOCK_KB == unlimited ]] || memlock=$((MEMLOCK_KB * 1024))
-  CONTAINER_ARGS=(--container-image "$IMAGE_NAME" --container-ulimit "memlock=$memlock"
-    --container-ulimit "nofile=$nofile:$nofile" --container-ulimit "nproc=$nproc:$nproc")
+  CONTAINER_ARGS=(--container-image "$IMAGE_NAME" --container-ulimit "memlock=$memlock")
 }
 
 # Containers (running or not) and job processes on the NODEs (default: all), as one text; empty when clean.

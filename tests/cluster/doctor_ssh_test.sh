@@ -6,7 +6,7 @@
 # node6's authorized_keys loses node2's key, and node4's sshd refuses root from every node (DenyUsers
 # root@<node addresses>: keys all fine, the head still gets in). Fast names exactly the pairs the full matrix
 # names, with what is missing where it knows. Last, node5's firewall drops TCP from node2 on every port but 22: the
-# fast check's links (ssh_view.h) name that pair for NCCL/gloo, and its ssh verdicts stay exact (a real ssh
+# fast check's links (doctor/ssh/view.h) name that pair for NCCL/gloo, and its ssh verdicts stay exact (a real ssh
 # confirms node2 -> node5).
 set -euo pipefail
 export MUSTER_TESTBED_PREFIX=${MUSTER_TESTBED_PREFIX:-mtbds} MUSTER_TESTBED_SUBNET=${MUSTER_TESTBED_SUBNET:-10.213.144.0/24}

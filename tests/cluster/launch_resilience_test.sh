@@ -44,7 +44,7 @@ run_with_fault() {
   fault_us=$(now_us)
   eval "$fault"
   wait_exit "$MUSTER_PID" 240
-  ((EXIT_RC == 0)) || fail "$name: the job exited $EXIT_RC: $(tail -n 40 "$OUT")"
+  ((EXIT_RC == 0)) || fail "$name: the job exited $EXIT_RC: $(grep -v '^\[node' "$OUT" | head -n 60)"
   local resumed
   resumed=$(grep -h "attempt 1 step" "$run/rank-0.log" | head -n 1)
   [[ -n $resumed ]] || fail "$name: no step of a second attempt: $(tail -n 20 "$OUT")"
@@ -54,6 +54,9 @@ run_with_fault() {
   [[ $sums == "$REFERENCE" ]] || fail "$name: checksums '$sums' differ from the uninterrupted run's '$REFERENCE'"
 }
 
+only() { [[ -z ${MUSTER_TEST_ONLY:-} || ,$MUSTER_TEST_ONLY, == *,$1,* ]]; }  # MUSTER_TEST_ONLY=c: one scenario
+
+if only a; then
 step "a. node3 crashes mid-run"
 run_with_fault crash '"$TESTBED" kill-node node3'
 assert_contains "$(cat "$OUT")" "node3 lost (" "the decision line"
@@ -61,18 +64,22 @@ assert_contains "$(cat "$OUT")" "): excluded; attempt 2 of 4 on node[1-2,4-5] (n
 assert_no_job_processes "$(grep -o '"job_id": *"[^"]*"' "$SHARED/crash-run/manifest.json" | head -n 1 | cut -d'"' -f4)" 5 \
   node1 node2 node4 node5
 launch_setup 5  # node3 back (a dead node is recreated)
+fi
 
+if only b; then
 step "b. node2's cable pulled mid-run"
 run_with_fault partition '"$TESTBED" partition node2'
 "$TESTBED" heal node2
 assert_contains "$(cat "$OUT")" "node2 lost (no heartbeat for " "the decision line"
 assert_contains "$(cat "$OUT")" "): excluded; attempt 2 of 4 on node[1,3-5] (node5 from the spares)" "the decision line"
+fi
 
+if only c; then
 step "c. a launch tree (--fanout 2): node1, which started node2 and node3's agents, crashes"
 run_with_fault tree '"$TESTBED" kill-node node1' --fanout 2
 assert_contains "$(cat "$OUT")" "node1 lost (" "the decision line"
 assert_contains "$(cat "$OUT")" "): excluded; attempt 2 of 4 on node[2-5] (node5 from the spares)" "the decision line"
-assert_not_contains "$(cat "$OUT")" "node2 lost (" "a node lost only with its carrier"
+[[ $(cat "$OUT") != *"node2 lost ("* ]] || fail "tree: node2, lost only with its carrier, was called lost: $(cat "$OUT")"
 manifest=$SHARED/tree-run/manifest.json
 python3 - "$manifest" <<'EOF' || fail "tree: the manifest's attempts: $(cat "$manifest" | head -c 2000)"
 import json, sys
@@ -82,4 +89,5 @@ assert second["nodes"] == ["node2", "node3", "node4", "node5"], second["nodes"]
 assert second["master_addr"] != m["attempts"][0]["master_addr"], "MASTER_ADDR did not move off node1"
 assert list(m["excluded"]) == ["node1"], m["excluded"]
 EOF
+fi
 step "PASS"

@@ -186,10 +186,18 @@ check_containers() {
   fi
   "$TESTBED" up 2 --containers
   assert_contains "$("$TESTBED" status)" "containers yes" "status of a --containers testbed"
-  assert_eq node1 "$("${NODE_SSH[@]}" node1 podman run --rm --network host --rootfs /:O hostname)" \
+  # (The node's own nofile and nproc: podman would ask for 1,048,576 of each, which no process here may set.)
+  local nproc limits pid_max
+  pid_max=$(cat /proc/sys/kernel/pid_max)
+  nproc=$(ulimit -Hu)
+  [[ $nproc != unlimited && $nproc -le $pid_max ]] || nproc=$pid_max
+  limits="--ulimit nofile=$(ulimit -Sn):$(ulimit -Hn) --ulimit nproc=$nproc:$nproc"
+  # shellcheck disable=SC2086  # $limits: the flags, split
+  assert_eq node1 "$("${NODE_SSH[@]}" node1 podman run --rm --network host $limits --rootfs /:O hostname)" \
     "hostname in a container on node1 (through ssh)"
   assert_eq runc "$("$TESTBED" exec node2 podman info --format '{{.Host.OCIRuntime.Name}}')" "runtime on node2"
-  "$TESTBED" exec node1 podman run -d --name stray --network host --rootfs /:O sleep 600 >/dev/null
+  # shellcheck disable=SC2086  # $limits: the flags, split
+  "$TESTBED" exec node1 podman run -d --name stray --network host $limits --rootfs /:O sleep 600 >/dev/null
   assert_eq stray "$("$TESTBED" exec node1 podman ps --format '{{.Names}}')" "containers on node1"
   assert_eq "" "$("$TESTBED" exec node2 podman ps -a --format '{{.Names}}')" "containers on node2"
   local state out rc=0

@@ -6,9 +6,14 @@
 # unknown key and a bad value are errors naming file, line and key (and nothing runs); a file others can
 # write is ignored with a warning; relative paths in a file are relative to it; commands that read no
 # config (help, version, the agent) ignore it; `muster init` writes a file that works.
+# Trust (issue 27, item 6): keys of a project file that run commands or send the job elsewhere (hosts, env,
+# ssh-option, ...) are refused until `muster config allow` recorded the file's content, and again once it
+# changed; the file in use is named; a file its group can write, a FIFO (which must not hang a command) and a
+# link named muster.toml are ignored with a warning.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 unset MUSTER_CFG_A MUSTER_CFG_B
+export XDG_STATE_HOME=$WORK/state  # allow records (and the job registry) of this test only
 
 mkdir -p proj/sub/deeper
 cat >proj/muster.toml <<'TOML'
@@ -20,9 +25,25 @@ TOML
 cd proj/sub/deeper
 print_env='echo "rank=$RANK world=$WORLD_SIZE a=${MUSTER_CFG_A-unset}"'
 
+# --- not allowed yet: its hosts and env are refused, naming file, line and key; nothing runs ---------------------
+rc=0
+"$MUSTER" launch -q -- touch "$WORK/ran" >out 2>&1 || rc=$?
+assert_eq 2 "$rc" "exit code of a launch with a project file not allowed"
+assert_contains "$(cat out)" "muster: $WORK/proj/muster.toml sets what runs or where your job goes, and you have not allowed it:
+  $WORK/proj/muster.toml:1: hosts chooses the machines" "launch with a project file not allowed"
+assert_contains "$(cat out)" "$WORK/proj/muster.toml:4: [launch] env sets the workers' environment" "the env key named"
+assert_contains "$(cat out)" "muster config allow $WORK/proj/muster.toml" "how to allow it"
+[[ ! -e $WORK/ran ]] || fail "the command ran with a project file not allowed"
+assert_contains "$("$MUSTER" config)" "project file: $WORK/proj/muster.toml (not allowed, so commands refuse its hosts (line 1), [launch] env (line 4)" \
+  "muster config on a file not allowed"
+out=$("$MUSTER" config allow) || fail "muster config allow: $out"
+assert_contains "$out" "allowed $WORK/proj/muster.toml as it is now" "muster config allow"
+assert_contains "$("$MUSTER" config)" "project file: $WORK/proj/muster.toml (allowed)" "muster config once allowed"
+
 # --- the parent's muster.toml supplies hosts, nproc-per-node and env -------------------------------------------
 job parent
 "$MUSTER" launch -q --job-id "$JOB" -- sh -c "$print_env" >out 2>&1 || fail "launch with the project config: $(cat out)"
+assert_contains "$(cat out)" "muster: using $WORK/proj/muster.toml: hosts, nproc-per-node, [launch] env" "the file in use named"
 for rank in 0 1; do
   assert_eq "rank=$rank world=2 a=from-file" "$(cat "muster-runs/$JOB/rank-$rank.log")" "rank $rank"
 done
@@ -38,7 +59,13 @@ job envflag
 assert_eq "unset flag" "$(cat "muster-runs/$JOB/rank-0.log")" "--env replaces the file's env list"
 
 # --- run-dir in the file: relative to it, {job_id} gives every job its own directory -----------------------------
+# (A changed file asks again: its hosts are refused until the new content is allowed.)
 printf 'run-dir = "runs/{job_id}"\n' >>"$WORK/proj/muster.toml"
+rc=0
+"$MUSTER" launch -q -- true >out 2>&1 || rc=$?
+assert_eq 2 "$rc" "exit code of a launch once the allowed file changed"
+assert_contains "$(cat out)" "you have not allowed it" "a changed file asks again"
+"$MUSTER" config allow "$WORK/proj/muster.toml" >/dev/null || fail "muster config allow FILE"
 for tag in one two; do
   job "$tag"
   "$MUSTER" launch -q --job-id "$JOB" -- sh -c "$print_env" >out 2>&1 || fail "launch with run-dir from the file: $(cat out)"
@@ -117,6 +144,35 @@ if [[ $(id -u) == 0 ]]; then
 else
   echo "config_test: not root: the check of another user's muster.toml is in unit_config (ConfigFilesTest)"
 fi
+
+# --- a file its group can write is ignored; a FIFO or a link named muster.toml is ignored, never read -----------
+rm -f bad/muster.toml
+printf 'nproc-per-node = 3\n' >bad/muster.toml
+chmod g+w bad/muster.toml
+out=$(cd bad && "$MUSTER" config 2>&1) || fail "muster config with a group-writable file: $out"
+assert_contains "$out" "warning: ignoring $WORK/bad/muster.toml: its group can write to it" "group-writable muster.toml"
+rm bad/muster.toml
+mkdir -p fifo/below
+mkfifo fifo/muster.toml
+rc=0
+out=$(cd fifo/below && timeout 20 "$MUSTER" plan -w localhost 2>&1) || rc=$?
+[[ $rc != 124 ]] || { timeout 5 sh -c ': >fifo/muster.toml' || true; fail "a FIFO named muster.toml in a parent directory hung muster plan"; }
+assert_eq 0 "$rc" "muster plan below a FIFO named muster.toml: $out"
+assert_contains "$out" "warning: ignoring $WORK/fifo/muster.toml: it is a FIFO, socket or device, not a regular file" "FIFO"
+mkdir -p linked
+printf 'nproc-per-node = 3\n' >linked.toml
+ln -s ../linked.toml linked/muster.toml
+out=$(cd linked && "$MUSTER" config 2>&1) || fail "muster config with a link named muster.toml: $out"
+assert_contains "$out" "warning: ignoring $WORK/linked/muster.toml: it is a symbolic link" "muster.toml as a link"
+
+# --- the issue's case: a parent's ssh-option ProxyCommand does not run until allowed ----------------------------
+mkdir -p shown/repo
+printf 'hosts = "node-that-does-not-exist"\nssh-option = ["ProxyCommand=touch %s/proxy-ran"]\n' "$WORK" >shown/muster.toml
+rc=0
+(cd shown/repo && "$MUSTER" launch --transport ssh --connect-timeout 2 -- true) >out 2>&1 || rc=$?
+assert_eq 2 "$rc" "launch below a parent's ssh-option"
+assert_contains "$(cat out)" "$WORK/shown/muster.toml:2: ssh-option passes options to ssh" "the parent's ssh-option refused"
+[[ ! -e $WORK/proxy-ran ]] || fail "a parent directory's ssh-option ProxyCommand ran"
 
 # --- paths in a file are relative to the file; muster init writes a file that works ------------------------------
 mkdir -p initdir/sub

@@ -3,7 +3,7 @@
 # arrive identical; a second run moves nothing; a touched file moves alone; --delete deletes only inside the
 # destination and never excluded paths; excludes and .musterignore; --dry-run changes nothing; unsafe symlinks
 # are refused; a symlink planted in the destination cannot redirect a write outside it; stale temporaries of an
-# interrupted sync are cleaned.
+# interrupted sync are cleaned, and a FIFO in the destination never blocks the agent.
 source "$(dirname "$0")/lib.sh"
 
 export XDG_CACHE_HOME=$WORK/cache  # the hash caches of this test, not the user's
@@ -129,6 +129,37 @@ echo torn >"$DST/pkg/.m5.py.muster-tmp-999-3"
 touch -d '1 hour ago' "$DST/pkg/.m5.py.muster-tmp-999-3"
 sync_run "$SRC" --to "$DST"
 [[ ! -e $DST/pkg/.m5.py.muster-tmp-999-3 ]] || fail "stale temporary left in place"
+
+# --- a FIFO in the destination never blocks the node's agent (issue 27, item 11): one with the lock name of a
+# stale temporary, which the agent opens to see whether a live writer holds it
+echo torn >"$DST/pkg/.m6.py.muster-tmp-998-3"
+touch -d '1 hour ago' "$DST/pkg/.m6.py.muster-tmp-998-3"
+mkfifo "$DST/pkg/.m6.py.muster-tmp-998-3.lock"
+set +e
+OUT=$(timeout 30 "$MUSTER" sync "$SRC" --to "$DST" 2>&1)
+RC=$?
+set -e
+# An agent blocked in its open (what happened before) is released by a writer's open, so that nothing is left
+# behind either way (non-blocking: no reader, no wait).
+/usr/bin/python3 -c 'import os, sys
+try: os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))
+except OSError: pass' "$DST/pkg/.m6.py.muster-tmp-998-3.lock"
+[[ $RC == 0 ]] || fail "sync with a FIFO in the destination: exit $RC (a blocked agent is reported lost): $OUT"
+[[ ! -e $DST/pkg/.m6.py.muster-tmp-998-3 ]] || fail "stale temporary next to a FIFO lock left in place"
+rm -f "$DST/pkg/.m6.py.muster-tmp-998-3.lock"
+
+# --- the destination's root gets the source root's mode, and what the sync makes is never wider than the source
+# (issue 27, item 8): a 0700 source arrives in a 0700 root, below parents the sync made 0700 too
+mkdir -p "$WORK/private/sub"
+echo secret >"$WORK/private/sub/f"
+chmod 700 "$WORK/private"
+sync_run "$WORK/private" --to "$WORK/made/below/private"
+[[ $RC == 0 ]] || fail "sync of a 0700 source: exit $RC: $OUT"
+assert_eq 700 "$(stat -c %a "$WORK/made/below/private")" "mode of the destination root (the source root's)"
+assert_eq 700 "$(stat -c %a "$WORK/made/below")" "mode of a parent the sync made for the destination"
+chmod 750 "$WORK/private"
+sync_run "$WORK/private" --to "$WORK/made/below/private"
+assert_eq 750 "$(stat -c %a "$WORK/made/below/private")" "mode of the destination root after the source's changed"
 
 # --- links that leave the tree. An absolute link elsewhere means the same at any path: kept as a link, counted.
 ln -s /etc/passwd "$SRC/abs_link"

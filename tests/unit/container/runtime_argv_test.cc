@@ -88,12 +88,12 @@ TEST(ExecAgentArgv, JoinsTheRunningContainer) {
   ContainerSpec spec;
   spec.existing = "train-node1";
   Argv expected = {"docker", "exec", "-i", "-e", "SSH_CONNECTION", "train-node1",
-                   "/tmp/.muster-3e98/ld.so", "--library-path", "/tmp/.muster-3e98", "/tmp/.muster-3e98/muster",
-                   "agent", "--nonce", "abc", "--heartbeat-ms", "1000"};
-  EXPECT_EQ(exec_agent_argv(Runtime::docker, spec, existing_agent_dir("3e98"), {"SSH_CONNECTION"}, kAgentArgs),
+                   "/tmp/.muster-3e98-7f01/ld.so", "--library-path", "/tmp/.muster-3e98-7f01",
+                   "/tmp/.muster-3e98-7f01/muster", "agent", "--nonce", "abc", "--heartbeat-ms", "1000"};
+  EXPECT_EQ(exec_agent_argv(Runtime::docker, spec, existing_agent_dir("3e98", "7f01"), {"SSH_CONNECTION"}, kAgentArgs),
             expected);
   expected[0] = "podman";
-  EXPECT_EQ(exec_agent_argv(Runtime::podman, spec, existing_agent_dir("3e98"), {"SSH_CONNECTION"}, kAgentArgs),
+  EXPECT_EQ(exec_agent_argv(Runtime::podman, spec, existing_agent_dir("3e98", "7f01"), {"SSH_CONNECTION"}, kAgentArgs),
             expected);
 }
 
@@ -106,8 +106,13 @@ TEST(ImageArgv, InspectSaveLoadTagProbe) {
   EXPECT_EQ(load_argv(Runtime::podman, "/c/i.tar"), (Argv{"podman", "load", "--quiet", "-i", "/c/i.tar"}));
   EXPECT_EQ(load_argv(Runtime::docker, "/c/i.tar"), (Argv{"docker", "load", "--quiet", "-i", "/c/i.tar"}));
   EXPECT_EQ(tag_argv(Runtime::docker, "6fb5", "img:1"), (Argv{"docker", "tag", "6fb5", "img:1"}));
-  EXPECT_EQ(probe_argv(Runtime::podman, "img:1", "python3", {"-c", "print(1)"}),
-            (Argv{"podman", "run", "--rm", "--pull", "never", "--network", "host", "--entrypoint", "python3", "img:1",
+  // podman: the node's own nofile and nproc (it would ask for its maximum of each: node_ulimits.h).
+  NodeLimits node{1024, 20000, 32768, 32768};
+  EXPECT_EQ(probe_argv(Runtime::podman, "img:1", "python3", {"-c", "print(1)"}, node),
+            (Argv{"podman", "run", "--rm", "--pull", "never", "--network", "host", "--ulimit", "nofile=1024:20000",
+                  "--ulimit", "nproc=32768:32768", "--entrypoint", "python3", "img:1", "-c", "print(1)"}));
+  EXPECT_EQ(probe_argv(Runtime::docker, "img:1", "python3", {"-c", "print(1)"}, node),
+            (Argv{"docker", "run", "--rm", "--pull", "never", "--network", "host", "--entrypoint", "python3", "img:1",
                   "-c", "print(1)"}));
 }
 

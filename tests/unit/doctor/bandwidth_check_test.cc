@@ -1,9 +1,10 @@
-#include "doctor/bandwidth_check.h"
+#include "doctor/bandwidth/verdict.h"
 
 #include <gtest/gtest.h>
 
-#include "doctor/bandwidth_table.h"
-#include "doctor/report.h"
+#include "doctor/bandwidth/findings.h"
+#include "doctor/bandwidth/table.h"
+#include "doctor/checks/report.h"
 
 namespace muster::doctor {
 namespace {

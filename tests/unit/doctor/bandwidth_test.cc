@@ -1,4 +1,4 @@
-#include "doctor/bandwidth.h"
+#include "doctor/bandwidth/model.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <thread>
 #include <utility>
 
-#include "doctor/bandwidth_probe.h"
+#include "doctor/bandwidth/probe.h"
 #include "doctor/probe_token.h"
 #include "posix/clock.h"
 #include "posix/socket.h"

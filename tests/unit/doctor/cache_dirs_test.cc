@@ -1,9 +1,9 @@
 // The job's cache directories from its environment, and the verdict on which nodes share them.
-#include "doctor/cache_dirs.h"
+#include "doctor/node/cache_dirs.h"
 
 #include <gtest/gtest.h>
 
-#include "doctor/diagnose_caches.h"
+#include "doctor/checks/cache_sharing.h"
 
 namespace muster::doctor {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "doctor/checks.h"
+#include "doctor/checks/checks.h"
 
 namespace muster::doctor {
 namespace {

@@ -1,4 +1,4 @@
-#include "doctor/checks.h"
+#include "doctor/checks/checks.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-#include "doctor/cross_checks.h"
+#include "doctor/node/cross_checks.h"
 
 #include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
 
-#include "doctor/bandwidth_probe.h"
+#include "doctor/bandwidth/probe.h"
 #include "doctor/probe_token.h"
 #include "posix/socket.h"
 #include "posix/tcp_stream.h"

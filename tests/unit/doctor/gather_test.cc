@@ -1,4 +1,4 @@
-#include "doctor/gather.h"
+#include "doctor/node/gather.h"
 
 #include <chrono>
 #include <filesystem>

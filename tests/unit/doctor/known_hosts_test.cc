@@ -1,4 +1,4 @@
-#include "doctor/known_hosts.h"
+#include "doctor/ssh/known_hosts.h"
 
 #include <gtest/gtest.h>
 

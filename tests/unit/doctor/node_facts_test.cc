@@ -1,8 +1,8 @@
-#include "doctor/node_facts.h"
+#include "doctor/node/node_facts.h"
 
 #include <gtest/gtest.h>
 
-#include "doctor/python_probe.h"
+#include "doctor/node/python_probe.h"
 
 namespace muster::doctor {
 namespace {

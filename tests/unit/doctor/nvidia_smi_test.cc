@@ -1,4 +1,4 @@
-#include "doctor/nvidia_smi.h"
+#include "doctor/node/nvidia_smi.h"
 
 #include <gtest/gtest.h>
 

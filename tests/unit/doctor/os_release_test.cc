@@ -1,8 +1,8 @@
-#include "doctor/os_release.h"
+#include "doctor/node/os_release.h"
 
 #include <gtest/gtest.h>
 
-#include "doctor/filesystem_type.h"
+#include "doctor/node/filesystem_type.h"
 
 namespace muster::doctor {
 namespace {

@@ -1,4 +1,4 @@
-#include "doctor/report.h"
+#include "doctor/checks/report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "doctor/ssh_pairs.h"
+#include "doctor/ssh/pairs.h"
 
 #include <gtest/gtest.h>
 

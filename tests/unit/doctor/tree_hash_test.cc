@@ -1,4 +1,4 @@
-#include "doctor/tree_hash.h"
+#include "doctor/node/tree_hash.h"
 
 #include <gtest/gtest.h>
 

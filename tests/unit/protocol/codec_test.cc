@@ -82,7 +82,7 @@ std::vector<HeadMessage> sample_head_messages() {
       HeadHeartbeat{5, 1700000000000},
       HeadHeartbeat{0, -1},
       SyncOpen{},
-      SyncOpen{3, "/data/code", {"rule1", kBinary}, kSyncDryRun},
+      SyncOpen{3, "/data/code", {"rule1", kBinary}, kSyncDryRun, 0750},
       SyncPrepare{3, {"a/b", "a"}, kBinary},
       SyncFile{3, 9, "dir/file.bin", 300u << 20, 0755, -5, UINT64_MAX},
       SyncData{3, 9, SyncCodec::zstd, 1u << 20, kBinary},

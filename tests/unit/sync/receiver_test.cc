@@ -215,6 +215,33 @@ TEST_F(ReceiverTest, PrepareAndCommitApplyDeletesDirsLinksAndMetadata) {
   EXPECT_EQ(st.st_mtim.tv_sec, 1'500'000'000);
 }
 
+// Issue 27, item 8: what the sync makes is private until the commit, and the root ends with the source root's
+// mode (never wider), its missing parents no wider than that either.
+TEST_F(ReceiverTest, DirectoriesArePrivateUntilTheCommitAndTheRootGetsTheSourcesMode) {
+  root_ = base_ + "/parent/dest";
+  Receiver r;
+  r.handle(SyncOpen{1, root_, {}, 0, 0750});
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 07777u;
+  };
+  EXPECT_EQ(mode(root_), 0700u);
+  EXPECT_EQ(mode(base_ + "/parent"), 0750u);
+  Entry dir{"sub", EntryKind::directory, 0755, 0, 1'500'000'000'000'000'000, 0, ""};
+  r.handle(SyncPrepare{1, {}, encode_entries({dir})});
+  EXPECT_EQ(mode(root_ + "/sub"), 0700u);  // a file landing in it meanwhile is nobody else's to read
+  auto committed = r.handle(SyncCommit{1, "", "", encode_entries({dir})});
+  EXPECT_EQ(std::get<SyncStepDone>(committed.at(0)), (SyncStepDone{1, SyncStep::commit, ""}));
+  EXPECT_EQ(mode(root_ + "/sub"), 0755u);
+  EXPECT_EQ(mode(root_), 0750u);
+
+  // An existing root wider than the source's loses what the source lacks when the session opens.
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
+  Receiver again;
+  again.handle(SyncOpen{2, root_, {}, 0, 0700});
+  EXPECT_EQ(mode(root_), 0700u);
+}
+
 TEST_F(ReceiverTest, TwoSyncsIntoOneDestinationKeepEachOthersTemporaries) {
   // Sync A is writing a file when sync B (another head, or another node on a shared filesystem) opens the same
   // destination: B must not take A's temporary for a leftover, even when it looks old.

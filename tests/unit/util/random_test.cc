@@ -36,5 +36,17 @@ TEST(NewJobId, IdsOfOneSecondDifferAndSortByTime) {
   EXPECT_LE(first.substr(0, 15), new_job_id().substr(0, 15));
 }
 
+TEST(JobId, WhatANewIdIsAndWhatCannotNameAJob) {
+  EXPECT_EQ(job_id_problem(new_job_id()), "");
+  EXPECT_EQ(job_id_problem("ct-ddp-1234.run_2"), "");
+  EXPECT_NE(job_id_problem("../x"), "");  // would leave the registry directory
+  EXPECT_NE(job_id_problem("a/b"), "");
+  EXPECT_NE(job_id_problem(".hidden"), "");
+  EXPECT_NE(job_id_problem("-x"), "");
+  EXPECT_NE(job_id_problem(""), "");
+  EXPECT_NE(job_id_problem(std::string(129, 'a')), "");
+  EXPECT_NE(job_id_problem("a b"), "");
+}
+
 }  // namespace
 }  // namespace muster
