@@ -15,6 +15,10 @@ namespace {
 using telemetry::StepSource;
 
 constexpr size_t kMaxMarkerLine = 512;
+// A worker's ring files read per sample: its processes that stepped (a worker's own files: a worker that makes
+// thousands of them slows only its own figures). A ring is 12 KiB; a larger file is not one.
+constexpr size_t kMaxRings = 64;
+constexpr size_t kMaxRingBytes = 64u << 10;
 
 void set_if_unset(std::vector<std::string>& env, const std::string& name, const std::string& value) {
   if (!posix::find_variable(env, name)) env.push_back(name + "=" + value);
@@ -108,9 +112,13 @@ void StepSources::read_marker(uint32_t id) {
   }
 }
 
+// The files are the workers' (they could be anything: a FIFO, a link, a huge file): read as regular files only,
+// never through a link, never blocking, bounded.
 void StepSources::read_rings(uint32_t id, Worker& worker) {
-  for (const auto& path : posix::glob_paths(worker.prefix + "*")) {
-    auto bytes = posix::read_text_file(path);
+  auto paths = posix::glob_paths(worker.prefix + "*");
+  if (paths.size() > kMaxRings) paths.resize(kMaxRings);
+  for (const auto& path : paths) {
+    auto bytes = posix::read_regular_file(path, false, kMaxRingBytes);
     if (!bytes) continue;
     Ring& ring = worker.rings[path];
     auto read = telemetry::read_step_ring(*bytes, ring.read);

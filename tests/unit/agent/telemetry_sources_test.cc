@@ -1,6 +1,7 @@
 // The agent's telemetry sources on this machine: the step files and FIFO a worker gets (step_sources.h), read back
 // as its ranks' figures; and the node's and a process's figures (node_meter.h) from the real /proc.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -84,6 +85,27 @@ TEST_F(StepSourcesTest, TheHooksRingMarkerLinesAndOutputPatterns) {
   EXPECT_FALSE(std::filesystem::exists(prefix + "4242"));
   sources.forget(7);
   EXPECT_FALSE(std::filesystem::exists(fifo));
+}
+
+// The ring files are the worker's: a FIFO, a link or a huge file planted under the prefix is passed over, never
+// read through, never waited for.
+TEST_F(StepSourcesTest, WhatAWorkerPlantsUnderItsPrefixIsNotARing) {
+  StepSources sources(*loop_);
+  sources.configure(nullptr, false);
+  std::vector<std::string> env;
+  ASSERT_TRUE(sources.prepare(dir_.string(), 4, env));
+  std::string prefix = posix::find_variable(env, "MUSTER_STEPS_PREFIX").value_or("");
+  ASSERT_EQ(::mkfifo((prefix + "fifo").c_str(), 0600), 0);
+  std::vector<char> ring;
+  telemetry::step_ring_put(ring, 8, 4, 1, 0, {1, 0, 0, 0});
+  telemetry::step_ring_put(ring, 8, 4, 1, 0, {2, 0, 5000, 0});
+  std::ofstream((dir_ / "elsewhere").string(), std::ios::binary).write(ring.data(), static_cast<std::streamsize>(ring.size()));
+  std::filesystem::create_symlink(dir_ / "elsewhere", prefix + "link");
+  std::ofstream(prefix + "huge") << std::string(1 << 20, 'x');
+  int64_t start = posix::monotonic_ms();
+  auto ranks = sources.collect(start, 1000);
+  EXPECT_LT(posix::monotonic_ms() - start, 1000);
+  EXPECT_TRUE(ranks.empty());  // nothing counted: the link's target is a ring, but links are not followed
 }
 
 TEST_F(StepSourcesTest, PatternStepsOfAWorkerWithoutAHook) {
