@@ -89,7 +89,9 @@ s=$(screen)
 echo "top in tmux: table, Enter expands, s sorts by the gap, q gives the terminal back" >&2
 
 wait_until 90 no_job_processes "$DETACHED" || fail "the detached job did not end"
-[[ ! -e $WORK/job.prom ]] || fail "the Prometheus textfile is still there after the job ended"
+# The ranks end before the head does (it shuts its links down, then writes the run's files): the head's last act.
+prom_gone() { [[ ! -e $WORK/job.prom ]]; }
+wait_until 30 prom_gone || fail "the Prometheus textfile is still there 30 s after the job's ranks ended"
 
 # --- 3. an attached launch in a terminal ----------------------------------------------------------------------------
 job attached
