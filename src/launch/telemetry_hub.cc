@@ -96,6 +96,24 @@ void TelemetryHub::event(int64_t mono_ms, std::string kind, std::string text, in
 // The job machine's story as events: attempts started and ended, stalls, nodes excluded.
 void TelemetryHub::follow_machine(int64_t now_ms) {
   const auto& attempts = machine_.attempts();
+  // An attempt's failure before the restart that followed it (both at the same millisecond: the events keep their
+  // order).
+  for (const auto& a : attempts) {
+    if (a->stalled && stalls_seen_.insert(a->number).second) {
+      event(now_ms, "stall", fmt::format("attempt {}: no rank made progress for {} s", a->number + 1,
+                                         machine_.stall().silent_ms(now_ms) / 1000));
+    }
+    if (a->ended_ms == 0 || !a->gang || !a->gang->all_ended() || ended_seen_.contains(a->number)) continue;
+    ended_seen_.insert(a->number);
+    if (auto root = a->gang->root_cause()) {
+      std::string node = machine_.roster().name(a->node_of_rank(*root));
+      event(a->ended_ms, "failure",
+            a->decision.empty()
+                ? fmt::format("attempt {}: rank {} on {}: {}", a->number + 1, *root, node, a->gang->status(*root).detail)
+                : fmt::format("attempt {}: {}", a->number + 1, a->decision),
+            *root, node);
+    }  // an attempt that ended well is the job's end, said by finish()
+  }
   for (; attempts_seen_ < attempts.size(); ++attempts_seen_) {
     const Attempt& a = *attempts[attempts_seen_];
     std::string nodes = machine_.roster().names(a.nodes);
@@ -113,22 +131,6 @@ void TelemetryHub::follow_machine(int64_t now_ms) {
     detector_.reset();
     live_.forget_ranks();
     stragglers_.clear();
-  }
-  for (const auto& a : attempts) {
-    if (a->stalled && stalls_seen_.insert(a->number).second) {
-      event(now_ms, "stall", fmt::format("attempt {}: no rank made progress for {} s", a->number + 1,
-                                         machine_.stall().silent_ms(now_ms) / 1000));
-    }
-    if (a->ended_ms == 0 || !a->gang || !a->gang->all_ended() || ended_seen_.contains(a->number)) continue;
-    ended_seen_.insert(a->number);
-    if (auto root = a->gang->root_cause()) {
-      std::string node = machine_.roster().name(a->node_of_rank(*root));
-      event(a->ended_ms, "failure",
-            a->decision.empty()
-                ? fmt::format("attempt {}: rank {} on {}: {}", a->number + 1, *root, node, a->gang->status(*root).detail)
-                : fmt::format("attempt {}: {}", a->number + 1, a->decision),
-            *root, node);
-    }  // an attempt that ended well is the job's end, said by finish()
   }
   const auto& roster = machine_.roster();
   for (size_t node : roster.excluded()) {

@@ -75,6 +75,8 @@ rows = re.findall(r'<tr class="([^"]*)" data-kind="[^"]*"><td>[^<]*</td><td[^>]*
 text = {kind: what for kind, what in rows}
 assert "rank 5 on vnode3" in text["failure"], text
 assert "attempt 2" in text["restart"], text
+order = [kind for kind, _ in rows]
+assert order.index("failure") < order.index("restart"), ("the failure comes before the restart it caused", order)
 assert "rank %s on vnode2" % slow in text["straggler"] and "cgroup" in text["straggler"], text
 assert "http://" not in dom.replace("http://www.w3.org/2000/svg", "") and "https://" not in dom
 PYEOF
