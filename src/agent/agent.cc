@@ -112,7 +112,8 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
                                   [this](uint32_t worker, protocol::Stream stream, std::string_view bytes) {
                                     telemetry_.output(worker, stream, bytes);
                                   },
-                                  [this](uint32_t, int64_t exited_at_ms) { telemetry_.worker_ended(exited_at_ms); }}),
+                                  [this](uint32_t worker, int64_t exited_at_ms) { telemetry_.worker_ended(worker, exited_at_ms); },
+                                  [this](protocol::SpawnWorker& request) { telemetry_.prepare(request); }}),
       telemetry_(loop, head_, [this] { return worker_infos(); }, options.node_name) {
   setup_.set_node_name(options_.node_name);
 }
@@ -126,9 +127,7 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, protocol::SpawnWorker>) {
-          protocol::SpawnWorker spawn = m;
-          telemetry_.prepare(spawn);
-          workers_.spawn(std::move(spawn));
+          workers_.spawn(m);
         } else if constexpr (std::is_same_v<M, protocol::Signal>) {
           workers_.signal(m.worker, m.signal, m.attempt);
         } else if constexpr (std::is_same_v<M, protocol::Terminate>) {

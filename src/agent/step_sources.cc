@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "posix/clock.h"
+#include "posix/dir.h"
 #include "posix/environment.h"
 #include "posix/file.h"
 #include "telemetry/step_ring.h"
@@ -44,12 +45,18 @@ void StepSources::configure(std::shared_ptr<const std::regex> pattern, bool tqdm
 
 Result<void> StepSources::prepare(const std::string& dir, uint32_t id, std::vector<std::string>& env) {
   forget(id);
+  // A directory per worker: its ring files are found by a glob of its own directory, never of every worker's
+  // (1,000 workers on a node would make each second's globs scan a million names).
   std::string steps = dir + "/steps";
   if (auto made = posix::ensure_private_dir(steps); !made) return made.error();
   Worker& worker = workers_[id];
-  worker.prefix = fmt::format("{}/{}-", steps, id);
-  worker.fifo = fmt::format("{}/{}.fifo", steps, id);
+  worker.parent = steps;
+  worker.name = std::to_string(id);
   remove_files(worker);  // an earlier attempt's
+  std::string own = steps + "/" + worker.name;
+  if (auto made = posix::ensure_private_dir(own); !made) return made.error();
+  worker.prefix = own + "/ring-";
+  worker.fifo = own + "/fifo";
   worker.out = std::make_unique<telemetry::OutputSteps>(pattern_, tqdm_);
   worker.err = std::make_unique<telemetry::OutputSteps>(pattern_, tqdm_);
   set_if_unset(env, "MUSTER_STEPS_PREFIX", worker.prefix);
@@ -64,9 +71,8 @@ Result<void> StepSources::prepare(const std::string& dir, uint32_t id, std::vect
 }
 
 void StepSources::remove_files(const Worker& worker) {
-  if (worker.prefix.empty()) return;
-  for (const auto& path : posix::glob_paths(worker.prefix + "*")) posix::remove_file(path);
-  posix::remove_file(worker.fifo);
+  if (worker.parent.empty()) return;
+  if (auto parent = posix::Dir::open(worker.parent)) (void)parent->remove_tree(worker.name);
 }
 
 void StepSources::forget(uint32_t id) {
@@ -142,6 +148,15 @@ void StepSources::read_rings(uint32_t id, Worker& worker) {
     }
     if (rank.best == StepSource::hook) rank.total = read.count;
   }
+}
+
+bool StepSources::has_steps(uint32_t id) const {
+  auto it = workers_.find(id);
+  if (it == workers_.end()) return false;
+  const Worker& worker = it->second;
+  if (!worker.ranks.empty() || !worker.rings.empty()) return true;
+  if (worker.out && (worker.out->pending() || worker.err->pending())) return true;
+  return !worker.prefix.empty() && !posix::glob_paths(worker.prefix + "*").empty();
 }
 
 std::vector<StepSources::RankSteps> StepSources::collect(int64_t now_ms, uint32_t interval_ms) {

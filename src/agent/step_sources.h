@@ -44,6 +44,9 @@ class StepSources {
     int pid = 0;                   // the process that stepped (the hook's), 0: unknown
     uint32_t worker = 0;
   };
+  // Whether worker `worker` ever stepped or has steps not collected yet (one glob for its ring files): a worker
+  // that never did needs no sample of its own when it ends.
+  bool has_steps(uint32_t worker) const;
   // Every rank's steps since the last call, for an interval of `interval_ms`.
   std::vector<RankSteps> collect(int64_t now_ms, uint32_t interval_ms);
 
@@ -59,7 +62,8 @@ class StepSources {
     int pid = 0;
   };
   struct Worker {
-    std::string prefix;  // ring files: prefix + pid
+    std::string parent, name;  // the worker's own directory: parent/name (its ring files and FIFO, nothing else)
+    std::string prefix;        // ring files: prefix + pid
     std::string fifo;
     posix::Fd marker;
     posix::EventLoop::FdWatch watch;

@@ -113,12 +113,19 @@ uint32_t TelemetrySampler::gpu_of(uint32_t worker) const {
   return gpus_.index_of(device).value_or(telemetry::kNone);
 }
 
-void TelemetrySampler::worker_ended(int64_t exited_at_ms) {
-  if (started_ && exited_at_ms >= last_ms_) sample(posix::monotonic_ms());
+void TelemetrySampler::worker_ended(uint32_t worker, int64_t exited_at_ms) {
+  if (started_ && exited_at_ms >= last_ms_ && steps_.has_steps(worker)) sample(posix::monotonic_ms());
 }
 
 void TelemetrySampler::sample(int64_t now) {
-  timer_.arm(now + interval_ms_);
+  take_sample(now);
+  // Sampling takes at most a tenth of the agent's time: a node too slow for the interval (1,000 ranks on a share
+  // of a core) is sampled less often, never at the cost of its heartbeats.
+  int64_t took = posix::monotonic_ms() - now;
+  timer_.arm(now + std::max<int64_t>(interval_ms_, took * kBusyFactor));
+}
+
+void TelemetrySampler::take_sample(int64_t now) {
   uint32_t interval = static_cast<uint32_t>(std::max<int64_t>(now - last_ms_, 1));
   last_ms_ = now;
   telemetry::NodeSample sample;
@@ -151,7 +158,7 @@ void TelemetrySampler::sample(int64_t now) {
     auto worker = workers.find(r.worker);
     bool running = worker != workers.end() && worker->second.running;
     int pid = r.pid > 0 ? r.pid : (worker != workers.end() ? worker->second.pid : 0);
-    if (running && pid > 0) {
+    if (running && pid > 0 && seen.size() < kMaxMeteredProcesses) {
       auto& meter = processes_[r.sample.rank];
       if (!meter || meter->pid() != pid) meter = std::make_unique<ProcessMeter>(pid, agent_cgroup_);
       ranks_ticks += meter->sample(now, r.sample, sample.notes);

@@ -78,6 +78,7 @@ void WorkerSet::spawn_pending() {
   do {
     protocol::SpawnWorker request = std::move(pending_.front());
     pending_.pop_front();
+    if (options_.before_start) options_.before_start(request);
     start(request);
   } while (!pending_.empty() && posix::monotonic_ms() < until);
 }

@@ -39,6 +39,9 @@ class WorkerSet {
     std::function<void(uint32_t worker, protocol::Stream stream, std::string_view bytes)> on_output;
     // Just before a worker's WorkerExited goes out, with when it was reaped (telemetry sends its last steps first).
     std::function<void(uint32_t worker, int64_t exited_at_ms)> before_exited;
+    // A queued worker's request just before it starts, in the start's time slice (telemetry adds its step files
+    // there: made for 1,000 workers in one round, they held up the agent's heartbeats on a slow node).
+    std::function<void(protocol::SpawnWorker& request)> before_start;
   };
   WorkerSet(posix::EventLoop& loop, HeadLink& head, Guard& guard, WorkerSetup& setup, StackDumper& dumper,
             Options options);

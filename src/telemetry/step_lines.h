@@ -42,6 +42,8 @@ class OutputSteps {
   // Steps seen since the last take: matched lines (pattern) and tqdm's counter increase.
   uint32_t take_pattern_steps();
   uint32_t take_tqdm_steps();
+  // Whether a step was seen since the last takes (nothing taken).
+  bool pending() const { return pattern_steps_ > 0 || tqdm_steps_ > 0; }
 
  private:
   void line(std::string_view text);

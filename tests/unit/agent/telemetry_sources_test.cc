@@ -43,7 +43,7 @@ TEST_F(StepSourcesTest, TheHooksRingMarkerLinesAndOutputPatterns) {
   ASSERT_TRUE(sources.prepare(dir_.string(), 7, env));
   std::string prefix = posix::find_variable(env, "MUSTER_STEPS_PREFIX").value_or("");
   std::string fifo = posix::find_variable(env, "MUSTER_STEP_FILE").value_or("");
-  ASSERT_EQ(prefix, (dir_ / "steps/7-").string());
+  ASSERT_EQ(prefix, (dir_ / "steps/7/ring-").string());
   ASSERT_TRUE(std::filesystem::is_fifo(fifo));
   // The hook of a process that is rank 3: a first step (no time), then two with their waits.
   std::vector<char> ring;
