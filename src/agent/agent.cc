@@ -17,6 +17,7 @@
 #include "agent/python_hook.h"
 #include "agent/relay_set.h"
 #include "agent/stack_dumper.h"
+#include "agent/telemetry_sampler.h"
 #include "agent/worker_set.h"
 #include "agent/worker_setup.h"
 #include "posix/clock.h"
@@ -48,7 +49,7 @@ protocol::Hello make_hello(const std::string& node_name) {
   hello.version = kVersion;
   hello.hostname = !node_name.empty() ? node_name : posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
-  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts", "sync-direct"};
+  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts", "sync-direct", "telemetry"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
     // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
     std::string text = connection;
@@ -81,6 +82,7 @@ class Agent {
   void on_signals(const std::vector<int>& signals);
   int next_timeout(int64_t now) const;
   bool finished() const;
+  std::vector<TelemetrySampler::WorkerInfo> worker_infos() const;
 
   const AgentOptions& options_;
   posix::EventLoop& loop_;
@@ -90,6 +92,7 @@ class Agent {
   HeadLink head_;
   RelaySet relays_;
   WorkerSet workers_;
+  TelemetrySampler telemetry_;
   sync::Receiver receiver_;
   std::unique_ptr<sync::DataInbound> data_in_;  // a sync's incoming direct data link (section 8a)
   uint32_t data_session_ = 0;
@@ -126,7 +129,13 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
                 on_head_frame(static_cast<uint8_t>(frame[4]), frame.substr(5));
               }),
       workers_(loop, head_, guard, setup_, dumper_,
-               WorkerSet::Options{options.in_container, [this] { return relays_.size(); }}) {
+               WorkerSet::Options{options.in_container, [this] { return relays_.size(); },
+                                  [this](uint32_t worker, protocol::Stream stream, std::string_view bytes) {
+                                    telemetry_.output(worker, stream, bytes);
+                                  },
+                                  [this](uint32_t worker, int64_t exited_at_ms) { telemetry_.worker_ended(worker, exited_at_ms); },
+                                  [this](protocol::SpawnWorker& request) { telemetry_.prepare(request); }}),
+      telemetry_(loop, head_, [this] { return worker_infos(); }, options.node_name) {
   setup_.set_node_name(options_.node_name);
 }
 
@@ -229,6 +238,8 @@ void Agent::on_head_message(const protocol::HeadMessage& message) {
           relays_.connect_data(m);
         } else if constexpr (std::is_same_v<M, protocol::SyncDataDrop>) {
           relays_.drop_data(m.node);
+        } else if constexpr (std::is_same_v<M, protocol::TelemetryStart>) {
+          telemetry_.start(m);
         }
         // Relay never arrives here: the head link passes it to relays_ undecoded, and they drop a Relay nested in
         // a Relay.
@@ -249,6 +260,12 @@ void Agent::on_signals(const std::vector<int>& signals) {
     if (signal == SIGUSR1 || signal == SIGUSR2) continue;
     head_.give_up(fmt::format("received {}", posix::signal_name(signal)));
   }
+}
+
+std::vector<TelemetrySampler::WorkerInfo> Agent::worker_infos() const {
+  std::vector<TelemetrySampler::WorkerInfo> infos;
+  workers_.each_worker([&](uint32_t id, int pid, int pgid, bool running) { infos.push_back({id, pid, pgid, running}); });
+  return infos;
 }
 
 int Agent::next_timeout(int64_t now) const {

@@ -78,6 +78,7 @@ void WorkerSet::spawn_pending() {
   do {
     protocol::SpawnWorker request = std::move(pending_.front());
     pending_.pop_front();
+    if (options_.before_start) options_.before_start(request);
     start(request);
   } while (!pending_.empty() && posix::monotonic_ms() < until);
 }
@@ -186,6 +187,7 @@ void WorkerSet::read(Worker& worker, Stream stream) {
     if (got->bytes == into.size()) grow_pipe(pipe);
     if (drop) continue;
     protocol::encode_output_header(worker.id, stream, got->bytes, into.data() - kHeader);
+    if (options_.on_output) options_.on_output(worker.id, stream, std::string_view(into.data(), got->bytes));
     head_.commit(kHeader + got->bytes);
   }
 }
@@ -273,6 +275,7 @@ void WorkerSet::report_finished(int64_t now) {
     } else {
       exited.code = std::get<posix::Exited>(*worker->status).code;
     }
+    if (options_.before_exited) options_.before_exited(id, worker->exited_at_ms);
     head_.send(exited);
     if (exited.how == protocol::ExitHow::exited && exited.code == 0) continue;
     // What the node can tell about it comes right after: the head starts the teardown on the WorkerExited, not

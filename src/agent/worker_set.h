@@ -35,6 +35,13 @@ class WorkerSet {
   struct Options {
     bool in_container = false;               // messages say "in this container"
     std::function<size_t()> relay_children;  // agents this one started below it (3 fds each; pipe_failure)
+    // Each chunk of a worker's output as it is read (telemetry's step lines); may be empty.
+    std::function<void(uint32_t worker, protocol::Stream stream, std::string_view bytes)> on_output;
+    // Just before a worker's WorkerExited goes out, with when it was reaped (telemetry sends its last steps first).
+    std::function<void(uint32_t worker, int64_t exited_at_ms)> before_exited;
+    // A queued worker's request just before it starts, in the start's time slice (telemetry adds its step files
+    // there: made for 1,000 workers in one round, they held up the agent's heartbeats on a slow node).
+    std::function<void(protocol::SpawnWorker& request)> before_start;
   };
   WorkerSet(posix::EventLoop& loop, HeadLink& head, Guard& guard, WorkerSetup& setup, StackDumper& dumper,
             Options options);
@@ -53,6 +60,11 @@ class WorkerSet {
   // When round() next has something to do without an event (0: at once).
   int64_t next_deadline(int64_t now) const;
   bool all_reported() const;
+  // Every worker it holds: id, pid, process group, and whether it still runs (telemetry).
+  template <typename Visit>
+  void each_worker(Visit&& visit) const {
+    for (const auto& [id, worker] : workers_) visit(id, worker->process.pid(), worker->process.pgid(), !worker->status);
+  }
   void kill_all();  // SIGKILL to every group still ours (the agent's exit)
 
  private:

@@ -154,6 +154,7 @@ void add_launch_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->group("Hangs and failures");
   add_container_flags(app, request.container);
   add_restart_flags(app, request);
+  add_telemetry_flags(app, request);
   add_fanout_option(app, job.fanout);
   app.add_option("--connect-timeout", request.connect_timeout_s, "seconds to reach a node")->group("ssh")
       ->check(CLI::Range(1, 600));

@@ -8,5 +8,6 @@
 namespace muster::cli {
 
 void add_launch_flags(CLI::App& app, launch::LaunchRequest& request);
+void add_telemetry_flags(CLI::App& app, launch::LaunchRequest& request);  // telemetry_flags.cc
 
 }  // namespace muster::cli

@@ -14,6 +14,8 @@ int run_doctor(const std::vector<std::string>& args);
 int run_sync(const std::vector<std::string>& args);
 int run_stack(const std::vector<std::string>& args);
 int run_why(const std::vector<std::string>& args);
+int run_top(const std::vector<std::string>& args);
+int run_report(const std::vector<std::string>& args);
 int run_image(const std::vector<std::string>& args);
 int run_ps(const std::vector<std::string>& args);
 int run_attach(const std::vector<std::string>& args);

@@ -9,6 +9,9 @@ namespace muster::head {
 nlohmann::json encode_call(const ControlCall& call) {
   nlohmann::json body{{"op", op_name(call)}};
   if (auto* stop = std::get_if<StopRequest>(&call)) body["kill"] = stop->kill;
+  if (auto* top = std::get_if<TopRequest>(&call)) {
+    body["ranks"] = top->all_ranks ? nlohmann::json("all") : nlohmann::json(top->expand);
+  }
   return body;
 }
 
@@ -38,6 +41,19 @@ Result<ControlCall> decode_call(const nlohmann::json& body) {
     auto kill = body.find("kill");
     if (kill != body.end() && !kill->is_boolean()) return make_error(ErrorKind::protocol, "\"kill\" is true or false");
     stop->kill = kill != body.end() && kill->get<bool>();
+  }
+  if (auto* top = std::get_if<TopRequest>(&*call)) {
+    auto ranks = body.find("ranks");
+    if (ranks == body.end() || (ranks->is_string() && *ranks == "none")) return *call;
+    if (ranks->is_string() && *ranks == "all") {
+      top->all_ranks = true;
+      return *call;
+    }
+    if (!ranks->is_array()) return make_error(ErrorKind::protocol, "\"ranks\" is \"all\", \"none\" or a list of nodes");
+    for (const auto& node : *ranks) {
+      if (!node.is_string()) return make_error(ErrorKind::protocol, "\"ranks\" lists node names");
+      top->expand.push_back(node.get<std::string>());
+    }
   }
   return *call;
 }

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +31,14 @@ struct StopRequest {
 struct StatusRequest {
   static constexpr const char* kOp = "status";
 };
-using ControlCall = std::variant<StackRequest, AttachRequest, StopRequest, StatusRequest>;
+// {"op": "top", "ranks": "all" | "none" | ["node3", ...]}: the job's telemetry now (launch/telemetry_hub.h), every
+// node with the ranks of the nodes named (or of all); the reply is the snapshot with "ok" (docs/control-protocol.md).
+struct TopRequest {
+  static constexpr const char* kOp = "top";
+  bool all_ranks = false;
+  std::vector<std::string> expand;
+};
+using ControlCall = std::variant<StackRequest, AttachRequest, StopRequest, StatusRequest, TopRequest>;
 
 nlohmann::json encode_call(const ControlCall& call);
 // An error (for the reply) when the op is unknown or a field has the wrong type.

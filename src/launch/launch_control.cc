@@ -40,6 +40,7 @@ LaunchControl::LaunchControl(head::JobRecord record, const Facts& facts, posix::
   add(&LaunchControl::on_attach);
   add(&LaunchControl::on_stop);
   add(&LaunchControl::on_status);
+  add(&LaunchControl::on_top);
   control_->set_on_request([this] {
     if (connecting_) serve();
   });
@@ -101,6 +102,16 @@ void LaunchControl::on_status(int client, const head::StatusRequest&) {
   for (size_t node : roster.excluded()) excluded.push_back(roster.name(node) + ": " + roster.exclusion(node)->reason);
   for (size_t i = 0; i < excluded.size(); ++i) reply.excluded += (i ? "; " : "") + excluded[i];
   control_->reply(client, head::encode_reply(reply));
+}
+
+void LaunchControl::on_top(int client, const head::TopRequest& top) {
+  if (!telemetry_) {
+    control_->reply(client, head::error_reply("this job has no telemetry (launch --telemetry off)"));
+    return;
+  }
+  nlohmann::json reply = telemetry_->top(top.all_ranks, {top.expand.begin(), top.expand.end()}, clock_());
+  reply["ok"] = true;
+  control_->reply(client, reply);
 }
 
 void LaunchControl::stack_done(const StackResult& result) {

@@ -1,7 +1,8 @@
 // LaunchControl: the running job's control socket as the launch serves it (docs/control-protocol.md): the job's
 // registry record and socket (JobControl), the attach clients (AttachHub), and one handler per request type
 // (head/control_protocol.h), looked up in a table. `stack` starts (or joins) a stack round; `stop` is the Ctrl-C
-// path of the job machine; `status` reads the machine; `attach` hands the client to the hub.
+// path of the job machine; `status` reads the machine; `attach` hands the client to the hub; `top` reads the
+// telemetry hub.
 #pragma once
 
 #include <functional>
@@ -15,6 +16,7 @@
 #include "launch/job_machine.h"
 #include "launch/launch_output.h"
 #include "launch/stack_rounds.h"
+#include "launch/telemetry_hub.h"
 
 namespace muster::launch {
 
@@ -40,6 +42,8 @@ class LaunchControl {
   // The job ended: attached clients get the end and up to `flush_ms` to read it; the record says it ended.
   void end(int exit_code, const std::function<void(int)>& wait_ms);
   void finish_unstarted(const std::string& why);
+  // `top` answers from the job's telemetry (nullptr: the job has none).
+  void set_telemetry(const TelemetryHub* hub) { telemetry_ = hub; }
   // While the pool connects, a `stop` raises SIGINT: the only thing that ends the connect (as Ctrl-C would).
   void set_connecting(bool connecting) { connecting_ = connecting; }
 
@@ -48,6 +52,7 @@ class LaunchControl {
   void on_attach(int client, const head::AttachRequest&);
   void on_stop(int client, const head::StopRequest& stop);
   void on_status(int client, const head::StatusRequest&);
+  void on_top(int client, const head::TopRequest& top);
 
   std::unique_ptr<JobControl> control_;
   std::unique_ptr<AttachHub> attach_;
@@ -59,6 +64,7 @@ class LaunchControl {
   std::map<std::string, std::function<void(int, const head::ControlCall&)>> handlers_;
   std::string fallback_run_dir_;
   bool connecting_ = false;
+  const TelemetryHub* telemetry_ = nullptr;
 };
 
 }  // namespace muster::launch

@@ -17,6 +17,16 @@
 
 namespace muster::launch {
 
+// Telemetry (launch/telemetry_hub.h, docs/design/telemetry.md): node figures and step timing from every agent.
+struct TelemetryOptions {
+  bool enabled = true;                    // --telemetry on|off
+  std::string step_pattern;               // --step-pattern: an output line matching it is a step
+  double straggler_threshold = 0.10;      // --straggler-threshold (10 %)
+  int64_t straggler_window_ms = 60'000;   // --straggler-window
+  int interval_ms = 1000;                 // how often agents sample
+  std::string metrics_textfile;           // --metrics-textfile: Prometheus text for node_exporter
+};
+
 struct LaunchOptions {
   cluster::RankPlan plan;
   std::vector<std::string> command;  // argv of each worker (per-node mode: of each node's process)
@@ -66,6 +76,7 @@ struct LaunchOptions {
   // The head runs in the background (launch --detach, launch/detach.h): its terminal is <run_dir>/head.log, which
   // gets muster's own messages only (the ranks' lines are in rank-N.log, and on `muster attach`).
   bool detached = false;
+  TelemetryOptions telemetry;
 };
 
 }  // namespace muster::launch

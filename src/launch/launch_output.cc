@@ -87,6 +87,11 @@ void LaunchOutput::notice(const std::string& text) {
   flush_terminal();
 }
 
+void LaunchOutput::status(const std::string& text) {
+  terminal_->set_job_status(text);
+  flush_terminal();
+}
+
 void LaunchOutput::show(const std::string& text) {
   terminal_->notice(text);
   if (attach_) attach_->notice(text);

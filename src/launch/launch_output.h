@@ -34,6 +34,7 @@ class LaunchOutput {
   void end_of_stream(int rank, int64_t now);
   void notice(const std::string& text);  // "muster: " + text, shown at once
   void show(const std::string& text);    // as it is (the report)
+  void status(const std::string& text);  // muster's own figures on the terminal's status line (TTY only)
   void tick(int64_t now);                // progress lines, one terminal write per round, rank logs flushed
   void finish();                         // the last progress line ends; logs flushed
   void drain();                          // what the view still holds, blocking (stdout back to blocking)

@@ -28,6 +28,7 @@
 #include "launch/master_address.h"
 #include "launch/redact_command.h"
 #include "launch/stack_rounds.h"
+#include "launch/telemetry_hub.h"
 #include "launch/worker_env.h"
 #include "posix/clock.h"
 #include "posix/environment.h"
@@ -89,6 +90,7 @@ class Launcher final : public head::PoolListener, public AgentLink, public JobHo
   JobMachine machine_;
   StackRounds stacks_;
   std::unique_ptr<LaunchControl> control_;
+  std::unique_ptr<TelemetryHub> telemetry_;
   ManifestRecorder manifest_;
   std::map<int, std::map<std::string, std::string>> notes_;  // rank -> what its node noted (this attempt)
   diagnosis::Diagnosis diagnosis_;
@@ -131,6 +133,7 @@ void Launcher::on_message(size_t node, const protocol::AgentMessage& message) {
   } else if (auto* stack = std::get_if<protocol::WorkerStack>(&message)) {
     stacks_.add(*stack);
   }
+  telemetry_->on_message(node, message, now);
   machine_.on_message(node, message, now);
 }
 
@@ -170,6 +173,7 @@ protocol::SpawnWorker Launcher::spawn_worker(const Attempt& attempt, const clust
   for (const auto& [name, value] : worker_env(options_, attempt.plan, host, real, options_.per_node ? real.ranks.front() : rank, job)) {
     spawn.env.push_back(name + "=" + value);
   }
+  telemetry_->prepare_spawn(host, spawn);
   return spawn;
 }
 
@@ -290,6 +294,8 @@ Result<int> Launcher::run() {
       LaunchControl::Facts{options_.prefix_format, gang_plan.world_size, static_cast<int>(gang_plan.nodes.size()),
                            gang_plan.max_local_world_size},
       pool_.loop(), machine_, stacks_, output_, options_.grace_ms, [] { return posix::monotonic_ms(); });
+  telemetry_ = std::make_unique<TelemetryHub>(options_, job_id_, control_->run_dir(), *this, output_, machine_);
+  control_->set_telemetry(telemetry_.get());
   auto code = run_job();
   if (!code) control_->finish_unstarted(code.error().message);
   else control_->end(*code, [this](int ms) { (void)pool_.poll(ms, *this); });
@@ -325,6 +331,7 @@ Result<int> Launcher::run_job() {
     control_->serve();
     stacks_.tick(now);
     machine_.tick(now);
+    telemetry_->tick(now);
     control_->notices_from_clients();
     output_.tick(now);
   }
@@ -340,6 +347,7 @@ Result<int> Launcher::run_job() {
   JobReport report{options_, machine_, output_, notes_, diagnosis_, run_dir_};
   if (std::string text = report.text(code); !text.empty()) output_.show(text);
   manifest_.diagnosis(diagnosis::diagnosis_json(diagnosis_));
+  manifest_.telemetry(telemetry_->finish(code, posix::monotonic_ms()));
   manifest_.finish(code);
   if (auto written = manifest_.write(run_dir_ + "/manifest.json"); !written) output_.show("muster: " + written.error().message);
   return code;

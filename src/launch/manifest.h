@@ -41,6 +41,8 @@ class ManifestRecorder {
   void hang(int64_t silent_ms, const std::string& stacks_file, const std::vector<diagnosis::StackGroup>& groups);
   // Why the job failed (diagnosis/matcher.h's JSON; empty: no diagnosis).
   void diagnosis(const nlohmann::json& diagnosis);
+  // The job's telemetry (launch/telemetry_hub.h): the stragglers named, where the store and the report are.
+  void telemetry(const nlohmann::json& part) { manifest_["telemetry"] = part; }
   void finish(int exit_code);
   Result<void> write(const std::string& path) const;
   const nlohmann::json& json() const { return manifest_; }

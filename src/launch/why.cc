@@ -11,12 +11,15 @@
 #include "launch/flight_dumps.h"
 #include "head/job_registry.h"
 #include "launch/failure_report.h"
+#include "launch/run_report.h"
 #include "posix/file.h"
 
 namespace muster::launch {
 namespace {
 
-Result<std::string> run_dir_of(const std::string& which) {
+}  // namespace
+
+Result<std::string> resolve_run_dir(const std::string& which) {
   if (which.empty()) {
     auto records = head::list_job_records();
     if (!records.empty()) return records.front().run_dir;
@@ -27,6 +30,8 @@ Result<std::string> run_dir_of(const std::string& which) {
   if (!record) return record.error();
   return record->run_dir;
 }
+
+namespace {
 
 RankPhase phase_named(const std::string& name) {
   for (auto phase : {RankPhase::pending, RankPhase::running, RankPhase::exited, RankPhase::signaled,
@@ -136,7 +141,7 @@ std::string format_hangs(const nlohmann::json& manifest) {
 }  // namespace
 
 Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Catalogue& catalogue) {
-  auto run_dir = run_dir_of(options.which);
+  auto run_dir = resolve_run_dir(options.which);
   if (!run_dir) return run_dir.error();
   auto text = posix::read_text_file(*run_dir + "/manifest.json");
   if (!text) {
@@ -168,7 +173,7 @@ Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Cata
   }
   // The nodes by the names the job was given (as the launch's report names them), not their hostnames.
   std::map<int, std::string> node_of = nodes_of_ranks(manifest, true);
-  return head + format_attempts(manifest) + hangs + report +
+  return head + format_attempts(manifest) + hangs + format_stragglers(manifest) + report +
          format_flight_dumps(evidence_of(manifest, *run_dir).notes, [&](int rank) { return node_of[rank]; }, *run_dir);
 }
 

@@ -20,4 +20,7 @@ struct WhyOptions {
 // The report to print.
 Result<std::string> explain_run(const WhyOptions& options, const diagnosis::Catalogue& catalogue);
 
+// The run directory `which` names (a run directory, a job id; empty: the newest job of this user here).
+Result<std::string> resolve_run_dir(const std::string& which);
+
 }  // namespace muster::launch

@@ -159,8 +159,20 @@ const std::string& TerminalView::colored_prefix(const Source& source) {
   return it->second;
 }
 
+void TerminalView::set_job_status(std::string text) {
+  if (text == job_status_) return;
+  job_status_ = std::move(text);
+  redraw_status();
+}
+
 std::string TerminalView::render_status() {
-  if (active_progress_ == 0 || dropping_) return {};
+  if (dropping_) return {};
+  if (active_progress_ == 0) {
+    if (job_status_.empty()) return {};
+    std::string status = "muster: " + job_status_;
+    if (options_.width > 0) status.resize(fit_columns(status, options_.width));
+    return options_.color ? std::string(kBold) + status + std::string(kReset) : status;
+  }
   const RankProgress* shown = nullptr;
   for (const auto& [rank, entry] : progress_) {
     if (entry.active) {
@@ -190,6 +202,11 @@ std::string TerminalView::render_status() {
   status.append(text);
   if (text.find('\x1b') != std::string_view::npos) status.append(kReset);
   status.append(suffix);
+  if (!job_status_.empty()) {
+    std::string job = " | " + job_status_;
+    size_t used = display_columns(prefix) + display_columns(text) + display_columns(suffix);
+    if (options_.width == 0 || used + display_columns(job) <= options_.width) status.append(job);
+  }
   return status;
 }
 

@@ -58,6 +58,9 @@ class TerminalView {
   void progress(const Source& source, std::string_view text, int64_t now_ms);
   void end_of_stream(const Source& source);
   void notice(std::string_view text);  // muster's own message, e.g. "muster: node3 lost"
+  // TTY: muster's own figures on the status line ("12.3 steps/s, slowest rank 3 (node2) +4 %"), after the
+  // progress shown there, or alone; empty: none. Not a TTY: ignored (stragglers come as notices).
+  void set_job_status(std::string text);
   void tick(int64_t now_ms);
   // The job is over: prints every final progress still held, reports dropped lines, erases the status.
   void finish();
@@ -99,6 +102,7 @@ class TerminalView {
   std::string scratch_;
   bool status_on_screen_ = false;  // the queue, once written, leaves a status line on the last row
   std::string drawn_status_;
+  std::string job_status_;
   bool dropping_ = false;
   size_t dropped_ = 0;
 };

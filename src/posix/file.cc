@@ -50,6 +50,20 @@ Result<std::string> read_regular_file(const std::string& path, bool follow, size
   }
 }
 
+Result<Fd> make_fifo_reader(const std::string& path, uint32_t mode) {
+  if (::mkfifo(path.c_str(), mode) != 0 && errno != EEXIST) {
+    return make_error(ErrorKind::io, "cannot make the FIFO {}: {}", path, std::strerror(errno));
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return make_error(ErrorKind::io, "cannot open the FIFO {}: {}", path, std::strerror(errno));
+  Fd owned(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    return make_error(ErrorKind::io, "{} is there already and is not a FIFO", path);
+  }
+  return owned;
+}
+
 Result<std::string> read_file_tail(const std::string& path, size_t max_bytes) {
   auto fd = open_read(path, false);
   if (!fd) return fd.error();

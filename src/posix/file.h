@@ -29,6 +29,9 @@ Result<Fd> open_read(const std::string& path, bool no_follow);
 // `max_bytes` is an error (EFBIG).
 Result<std::string> read_regular_file(const std::string& path, bool follow = false,
                                       size_t max_bytes = size_t{64} << 20);
+// A FIFO at `path` (mode, never through a link: an existing entry that is not a FIFO is an error) opened for
+// reading without blocking: O_RDWR, so it never reads EOF when its writers come and go (telemetry's step marker).
+Result<Fd> make_fifo_reader(const std::string& path, uint32_t mode);
 // The last `max_bytes` of a file (all of a smaller one), starting at a line boundary when it is cut.
 Result<std::string> read_file_tail(const std::string& path, size_t max_bytes);
 // Reads until `buffer` is full or EOF; returns the bytes read (short only at EOF).

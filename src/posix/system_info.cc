@@ -22,6 +22,11 @@ Result<std::string> kernel_release() {
   return std::string(names.release);
 }
 
+long clock_ticks_per_second() {
+  long ticks = ::sysconf(_SC_CLK_TCK);
+  return ticks > 0 ? ticks : 100;
+}
+
 int online_cpus() {
   long count = ::sysconf(_SC_NPROCESSORS_ONLN);
   return count > 0 ? static_cast<int>(count) : 1;

@@ -17,6 +17,9 @@ Result<std::string> kernel_release();
 // CPUs online now (sysconf), at least 1.
 int online_cpus();
 
+// The kernel's clock ticks per second (USER_HZ, sysconf(_SC_CLK_TCK)): the unit of /proc's CPU times.
+long clock_ticks_per_second();
+
 // Physical memory in bytes (sysconf: the kernel's MemTotal), 0 when unknown.
 int64_t physical_memory_bytes();
 

@@ -38,6 +38,7 @@ enum class Type : uint8_t {
   worker_note = 14,
   node_lost = 15,
   attempt_cleared = 16,
+  telemetry = 17,
   sync_digest = 28,
   sync_data_ready = 29,
   sync_data_linked = 30,
@@ -61,6 +62,7 @@ enum class Type : uint8_t {
   sync_data_listen = 80,
   sync_data_connect = 81,
   sync_data_drop = 82,
+  telemetry_start = 83,
 };
 
 // The range of valid wire values of an enumerated field (u8 on the wire).
@@ -379,10 +381,44 @@ struct AttemptCleared {
   bool operator==(const AttemptCleared&) const = default;
 };
 
+// Telemetry (section 11): the node's figures and its ranks' step timing over the last interval, about once a
+// second after TelemetryStart. The records' meaning (which figure sits at which position) is telemetry's
+// (src/telemetry/samples.h), opaque here: `node` holds one record, `ranks` and `gpus` one record per rank and per
+// GPU, each `rank_fields` / `gpu_fields` u32s long, so a later version can append figures to a record.
+struct Telemetry {
+  static constexpr Type kType = Type::telemetry;
+  static constexpr const char* kName = "Telemetry";
+  int64_t unix_ms = 0;       // the agent's clock at the end of the interval
+  uint32_t interval_ms = 0;  // how long the interval was
+  std::vector<uint32_t> node;
+  uint32_t rank_fields = 0;
+  std::vector<uint32_t> ranks;
+  uint32_t gpu_fields = 0;
+  std::vector<uint32_t> gpus;
+  std::vector<std::string> notes;  // facts that are text: the interface measured, a missing tool, a GPU's XID
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.unix_ms, "unix_ms");
+    visit(m.interval_ms, "interval_ms");
+    visit(m.node, "node");
+    visit(m.rank_fields, "rank_fields");
+    visit(m.ranks, "ranks");
+    visit(m.gpu_fields, "gpu_fields");
+    visit(m.gpus, "gpus");
+    visit(m.notes, "notes");
+    visit.check((m.ranks.empty() || m.rank_fields > 0) && (m.rank_fields == 0 || m.ranks.size() % m.rank_fields == 0),
+                "ranks is not a whole number of records");
+    visit.check((m.gpus.empty() || m.gpu_fields > 0) && (m.gpu_fields == 0 || m.gpus.size() % m.gpu_fields == 0),
+                "gpus is not a whole number of records");
+  }
+  bool operator==(const Telemetry&) const = default;
+};
+
 // --- head -> agent
 // SpawnWorker::features: what the agent sets up for the worker on its node (section 10).
 inline constexpr uint32_t kFeatureDiagnostics = 1;  // stack hook, faulthandler, error file, progress file
 inline constexpr uint32_t kFeatureFlightRecorder = 2;  // PyTorch's NCCL flight recorder, on nodes with GPUs
+inline constexpr uint32_t kFeatureSteps = 4;  // step timing: the hook's step ring, the step marker FIFO (section 11)
 struct SpawnWorker {
   static constexpr Type kType = Type::spawn_worker;
   static constexpr const char* kName = "SpawnWorker";
@@ -696,13 +732,33 @@ struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; an
   bool operator==(const DumpStacks&) const = default;
 };
 
+// Start (or change) the node's telemetry (section 11): a Telemetry frame every `interval_ms`; step lines matched by
+// `step_pattern` (ECMAScript regex, empty: none) and tqdm's progress counted as steps of the worker that printed
+// them (flags & kTelemetryTqdm).
+inline constexpr uint32_t kTelemetryTqdm = 1;
+struct TelemetryStart {
+  static constexpr Type kType = Type::telemetry_start;
+  static constexpr const char* kName = "TelemetryStart";
+  uint32_t interval_ms = 1000;
+  std::string step_pattern;
+  uint32_t flags = 0;
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.interval_ms, "interval_ms");
+    visit(m.step_pattern, "step_pattern");
+    visit(m.flags, "flags");
+    visit.check(m.interval_ms >= 100, "interval_ms below 100");
+  }
+  bool operator==(const TelemetryStart&) const = default;
+};
+
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
                                   WorkerNote, NodeLost, SyncDigest, AttemptCleared, SyncDataReady, SyncDataLinked,
-                                  SyncDataLost>;
+                                  SyncDataLost, Telemetry>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
                                  SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks,
-                                 SyncSendManifest, SyncDataListen, SyncDataConnect, SyncDataDrop>;
+                                 SyncSendManifest, SyncDataListen, SyncDataConnect, SyncDataDrop, TelemetryStart>;
 
 
 }  // namespace muster::protocol

@@ -9,6 +9,7 @@
   stall     every rank all-reduces 20 times (the flight recorder's entries), prints "stalling", then waits in
             Python without output: muster's --hang-timeout takes the stacks and the hook dumps the flight recorder
   badif     run with NCCL_SOCKET_IFNAME naming no interface: the first collective fails ("no socket interface")
+  train     DDP on a small MLP for TRAIN_SECONDS (default 40) with torch.optim.SGD: steps for muster's telemetry
 """
 import datetime
 import os
@@ -28,7 +29,27 @@ def main():
     dist.init_process_group("nccl", timeout=timeout)
     world = dist.get_world_size()
     t = torch.ones(1024, device="cuda")
-    if mode in ("ok", "badif"):
+    if mode == "train":
+        from torch.nn.parallel import DistributedDataParallel
+        model = DistributedDataParallel(torch.nn.Sequential(torch.nn.Linear(4096, 4096), torch.nn.ReLU(),
+                                                            torch.nn.Linear(4096, 4096)).cuda(), device_ids=[local_rank])
+        optimizer = torch.optim.SGD(model.parameters(), lr=1e-4)
+        end = time.monotonic() + float(os.environ.get("TRAIN_SECONDS", "40"))
+        steps = 0
+        stop = torch.zeros(1, device="cuda")
+        while True:
+            loss = model(torch.randn(256, 4096, device="cuda")).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            steps += 1
+            if steps % 20 == 0:
+                stop.fill_(1.0 if rank == 0 and time.monotonic() > end else 0.0)
+                dist.broadcast(stop, 0)
+                if stop.item() > 0:
+                    break
+        print(f"rank {rank}: trained {steps} steps", flush=True)
+    elif mode in ("ok", "badif"):
         for _ in range(5):
             t.fill_(1.0)
             dist.all_reduce(t)

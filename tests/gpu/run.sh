@@ -21,6 +21,9 @@
 #               flight recorder's dump torch wrote on the node is in <run dir>/flight-recorder
 #   stall       --hang-timeout stops a job that stalls after collectives: the stack hook dumped the flight
 #               recorder (torch >= 2.2), and the dump is in <run dir>/flight-recorder, readable with pickle
+#   telemetry   nvidia-smi's query outputs recorded into OUT_DIR (telemetry-*.csv: the real fixtures that
+#               tests/unit/telemetry/fixtures lacks), then a DDP job of one rank per GPU: `muster top --json` shows
+#               every GPU's figures and each rank on its own GPU with steps from the hook; report.html is written
 set -u -o pipefail
 
 if (($# < 2)); then
@@ -183,6 +186,46 @@ check_stall() {
   fi
 }
 
+check_telemetry() {
+  nvidia-smi --query-gpu=index,uuid,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw,power.limit,temperature.gpu,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active,ecc.errors.uncorrected.volatile.total \
+    --format=csv,noheader,nounits >"$OUT_DIR/telemetry-nvidia-smi-query.csv" 2>&1 || true
+  nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits \
+    >"$OUT_DIR/telemetry-nvidia-smi-compute-apps.csv" 2>&1 || true
+  LOG=$OUT_DIR/telemetry.log
+  if ! TRAIN_SECONDS=40 timeout -k 10 120 "$MUSTER" launch --detach --job-id telemetry --nproc-per-node "$GPUS" \
+    --env TRAIN_SECONDS -- "$PY" "$JOB_SCRIPT" train >"$LOG" 2>&1; then
+    result telemetry FAIL "launch --detach failed: $LOG"
+    return
+  fi
+  sleep 25
+  "$MUSTER" top --json --once telemetry >"$OUT_DIR/telemetry-top.json" 2>>"$LOG" || true
+  local waited=0
+  while ((waited < 90)) && "$MUSTER" ps --json 2>/dev/null | "$PY" -c '
+import json, sys
+sys.exit(0 if any(j["job_id"] == "telemetry" and j["state"] == "running" for j in json.load(sys.stdin)) else 1)'; do
+    sleep 2
+    waited=$((waited + 2))
+  done
+  keep_run telemetry
+  if ! "$PY" - "$OUT_DIR/telemetry-top.json" "$GPUS" >>"$LOG" 2>&1 <<'PYEOF'; then
+import json, sys
+s = json.load(open(sys.argv[1]))
+gpus = int(sys.argv[2])
+node = s["nodes"][0]
+assert len(node["gpus"]) >= gpus and all(g["util"] is not None and g["sm_mhz"] for g in node["gpus"]), node["gpus"]
+ranks = node["rank_rows"]
+assert sorted(r["gpu"] for r in ranks) == list(range(gpus)), ranks
+assert all(r["source"] == "hook" and r["steps"] > 0 for r in ranks), ranks
+print("telemetry: %d GPU(s) seen, every rank on its own GPU, steps from the hook" % len(node["gpus"]))
+PYEOF
+    result telemetry FAIL "top --json does not show the GPUs and the ranks on them: $LOG"
+  elif [[ ! -s muster-runs/telemetry/report.html ]]; then
+    result telemetry FAIL "no report.html in the run directory"
+  else
+    result telemetry PASS "$(tail -n 1 "$LOG"); nvidia-smi's outputs recorded as telemetry-*.csv"
+  fi
+}
+
 if ((GPUS < 1)); then
   result all FAIL "$PY sees no CUDA GPU (torch $TORCH)"
 else
@@ -193,6 +236,7 @@ else
   check_exit
   check_watchdog
   check_stall
+  check_telemetry
 fi
 
 printf '%s\n' "${RESULTS[@]}" | tee "$OUT_DIR/summary.txt"

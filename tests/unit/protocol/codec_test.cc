@@ -65,6 +65,8 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncDataLinked{4, 3, ""},
       SyncDataLinked{4, 3, "cannot open TCP to 10.0.0.3:40123: Connection refused"},
       SyncDataLost{4, "a record on the data link failed authentication"},
+      Telemetry{},
+      Telemetry{1700000000000, 1003, {1, 2, 3}, 2, {0, 5, 1, 7}, 3, {0, 99, 1}, {"net eth0", kBinary}},
   };
 }
 
@@ -110,6 +112,8 @@ std::vector<HeadMessage> sample_head_messages() {
       SyncDataConnect{},
       SyncDataConnect{4, 2, 1, kBinary, 10000, {3, 5}, {"10.0.0.3", "fd00::5"}, {40123, 40999}},
       SyncDataDrop{4, 3},
+      TelemetryStart{},
+      TelemetryStart{500, "^step \\d+", kTelemetryTqdm},
   };
 }
 
@@ -144,6 +148,16 @@ TEST(Codec, EveryHeadMessageRoundTrips) {
     ASSERT_TRUE(decoded->has_value());
     EXPECT_EQ(**decoded, message) << type_name(type_of(message));
   }
+}
+
+TEST(Codec, TelemetryRecordsMustBeWhole) {
+  auto encoded = encode(AgentMessage{Telemetry{1, 1000, {}, 3, {1, 2, 3, 4}, 0, {}, {}}});
+  Frame frame = single_frame(encoded);
+  auto decoded = decode_agent(frame.type, frame.payload);
+  ASSERT_FALSE(decoded.has_value());
+  EXPECT_NE(decoded.error().message.find("whole number"), std::string::npos) << decoded.error().message;
+  frame = single_frame(encode(HeadMessage{TelemetryStart{10, "", 0}}));
+  EXPECT_FALSE(decode_head(frame.type, frame.payload).has_value());
 }
 
 TEST(Codec, LargeOutputRoundTrips) {
@@ -289,7 +303,7 @@ TEST(Codec, TypesOutsideTheDirectionDecodeToNothing) {
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
   }
-  for (int type : {0, 1, 5, 7, 8, 63, 83, 127, 128, 255}) {
+  for (int type : {0, 1, 5, 7, 8, 63, 84, 127, 128, 255}) {
     auto decoded = decode_head(static_cast<uint8_t>(type), "");
     ASSERT_TRUE(decoded.has_value()) << type;
     EXPECT_FALSE(decoded->has_value()) << type;
