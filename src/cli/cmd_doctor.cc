@@ -35,6 +35,10 @@ int run_doctor(const std::vector<std::string>& args) {
                   "podman or docker (default: podman if installed, else docker)")
       ->check(CLI::IsMember({"podman", "docker"}))
       ->group("Containers");
+  bool gpu = false;
+  app->add_flag("--gpu", gpu,
+                "check every GPU: XIDs since boot, ECC, row remaps, PCIe and NVLink links, clock slowdowns, persistence, "
+                "MIG, other processes, the fabric manager, GPUDirect RDMA and InfiniBand ports");
   app->add_flag("--import-torch", examine.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");
   app->add_option("--ssh-matrix", ssh_matrix,
@@ -67,6 +71,7 @@ int run_doctor(const std::vector<std::string>& args) {
     bandwidth_options.mode = *mode;
     examine.bandwidth = bandwidth_options;
   }
+  if (gpu) examine.gpu = doctor::GpuRound::always;
   if (examine.paths.empty()) examine.paths.push_back(std::filesystem::current_path().string());
   auto matrix = doctor::parse_ssh_matrix_mode(ssh_matrix);
   if (!matrix) {
