@@ -273,8 +273,13 @@ void WorkerSet::report_finished(int64_t now) {
     } else {
       exited.code = std::get<posix::Exited>(*worker->status).code;
     }
-    if (exited.how != protocol::ExitHow::exited || exited.code != 0) send_notes(*worker);
     head_.send(exited);
+    if (exited.how == protocol::ExitHow::exited && exited.code == 0) continue;
+    // What the node can tell about it comes right after: the head starts the teardown on the WorkerExited, not
+    // after a scan of the kernel's log. Notes still precede the attempt's AttemptCleared, which the head waits
+    // for before it judges the failure.
+    head_.flush();
+    send_notes(*worker);
   }
 }
 

@@ -1,5 +1,5 @@
 // `muster launch`'s flags, written once for the command and for the config keys, man page and completion that
-// come from it (the command line as data: ARCHITECTURE.md).
+// come from it (the command line as data: docs/design/command-line.md).
 #include "cli/launch_flags.h"
 
 #include "cli/host_flags.h"

@@ -98,14 +98,15 @@ void SupervisedSession::deliver() {
   if (session_) sync_watches();
 }
 
-bool SupervisedSession::restart(const std::string& note) {
+bool SupervisedSession::restart(const std::string& note, std::optional<int64_t> started_ms) {
   if (restarted_ || session_->has_hello() || ending_) return false;
-  restarted_ = true;
   session_->on_stderr_readable();  // what the transport wrote before it closed its stdout
   std::string diagnostics = session_->diagnostics();
   if (!note.empty()) diagnostics += "\n" + note;
   auto process = transport_.restart(target_, diagnostics);
-  if (!process || !*process) return false;
+  if (!process) return false;
+  restarted_ = true;
+  if (!*process) return false;
   session_->close("started again");
   session_->kill_transport(SIGTERM);
   sync_watches();  // forgets what the closed session's descriptors were
@@ -113,7 +114,8 @@ bool SupervisedSession::restart(const std::string& note) {
   err_.reset();
   in_.reset();
   first_try_ = std::move(session_);
-  attach(std::make_unique<AgentSession>(target_.node, std::move(**process), nonce_, binary_, posix::monotonic_ms()));
+  attach(std::make_unique<AgentSession>(target_.node, std::move(**process), nonce_, binary_,
+                                        started_ms.value_or(posix::monotonic_ms())));
   arm_timer(posix::monotonic_ms());
   return true;
 }
@@ -160,9 +162,14 @@ void SupervisedSession::on_timer(int64_t now) {
     return;
   }
   if (!session_->has_hello()) {
-    if (auto why = session_->connect_overdue(now, timing_.connect_timeout_s)) {
-      if (!restart(std::string(transport::kNoAnswer))) fail(*why);
-      return;
+    if (auto why = session_->connect_overdue(now, timing_.connect_timeout_s)) return fail(*why);
+    // Silent for half the limit: the transport may know a second way (a hanging ssh master). The second try
+    // keeps the first one's start, so a node that answers neither way fails within the same limit.
+    int64_t silent_for = now - session_->started_ms();
+    if (!asked_again_ && !session_->heard_anything() &&
+        silent_for * 2 > session_->connect_limit_ms(timing_.connect_timeout_s)) {
+      asked_again_ = true;
+      (void)restart(std::string(transport::kNoAnswer), session_->started_ms());
     }
     return arm_timer(now);
   }

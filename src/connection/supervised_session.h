@@ -1,10 +1,11 @@
 // SupervisedSession: one link to an agent, kept alive and judged by whoever started it — the head's pool for each
 // node it starts itself (head/agent_pool.h), and a relaying agent for each child it starts (agent/relay.h). The
 // rules of supervision are written here once:
-//   - a start that fails before the agent said Hello, or stays silent past its connect limit, is tried once more
-//     when the transport offers another way (ssh: the node refused muster's key exchange choice, or the master
-//     connection the session went through hangs; Transport::restart); the first try's transport is kept until it
-//     is reaped, so no ssh client is left a zombie or running;
+//   - a start that fails before the agent said Hello, or from which no byte came for half its connect limit, is
+//     tried once more when the transport offers another way (ssh: the node refused muster's key exchange
+//     choice, or the master connection the session went through hangs; Transport::restart); a silent start's
+//     second try gets what is left of the same limit; the first try's transport is kept until it is reaped, so
+//     no ssh client is left a zombie or running;
 //   - a link that has not said Hello within its connect limit (AgentSession::connect_overdue) has failed;
 //   - the agent gets a HeadHeartbeat every heartbeat period; a link whose agent stayed silent past the heartbeat
 //     timeout has failed — but only after its stdout was read once more: after a stall of this process (a loaded
@@ -79,7 +80,8 @@ class SupervisedSession {
   void on_event(int which, uint32_t events);
   void on_timer(int64_t now);
   void deliver();
-  bool restart(const std::string& note = "");
+  // `started_ms`: when the second try counts as started (the first try's start: one limit for both).
+  bool restart(const std::string& note = "", std::optional<int64_t> started_ms = std::nullopt);
   void fail(const std::string& why);
   void sync_watches();
   void arm_timer(int64_t now);
@@ -96,6 +98,7 @@ class SupervisedSession {
   posix::EventLoop::FdWatch out_, err_, in_;
   posix::EventLoop::Timer timer_;
   bool ready_told_ = false, failed_ = false, ending_ = false, restarted_ = false, paused_ = false;
+  bool asked_again_ = false;  // the transport was asked once about a silent start
   bool closed_by_owner_ = false;
   int64_t next_heartbeat_ms_ = 0;
   uint64_t heartbeat_seq_ = 0;

@@ -10,7 +10,7 @@
 //   the grace) and is `timed_out`.
 // - SIGINT/SIGTERM/SIGHUP on the head (the caller holds the posix::SignalBlock): every node's command is stopped
 //   the same way (a second one: SIGKILL at once), and the pool is shut down, which ends every agent; nothing is
-//   left on the nodes (the agents' teardown and guards: ARCHITECTURE.md "No orphans").
+//   left on the nodes (the agents' teardown and guards: docs/design/launch.md, step 6).
 #pragma once
 
 #include <string>

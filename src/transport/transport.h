@@ -55,7 +55,7 @@ struct AgentTarget {
 enum class TransportKind { local, ssh, slurm };
 
 // What SupervisedSession adds to the diagnostics it gives restart() for a start that stayed silent.
-inline constexpr std::string_view kNoAnswer = "(no answer within the connect limit)";
+inline constexpr std::string_view kNoAnswer = "(no answer within half the connect limit)";
 
 class Transport {
  public:
@@ -65,9 +65,10 @@ class Transport {
   // A start whose process ended before the agent answered, given what it wrote on stderr: a second start that
   // may work, or nullopt. ssh: the node's sshd accepted none of the key exchanges muster asked for (ssh_kex.h),
   // so it is started again with ssh's own choice.
-  // Also called, with kNoAnswer in `diagnostics`, for a start that is still running but got no answer within the
-  // connect limit (ssh: a master connection left hanging by a network partition takes new sessions and never
-  // opens them: the node is tried once more on a connection of its own).
+  // Also called, with kNoAnswer in `diagnostics`, for a start that is still running but from which nothing came
+  // for half the connect limit; the second try gets the other half (ssh: a master connection left hanging by a
+  // network partition takes new sessions and never opens them: the node is tried once more on a connection of
+  // its own).
   virtual std::optional<Result<AgentProcess>> restart(const AgentTarget& target, std::string_view diagnostics) {
     (void)target;
     (void)diagnostics;
