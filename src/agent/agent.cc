@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "agent/gpu_watch.h"
 #include "agent/guard.h"
 #include "agent/head_link.h"
 #include "agent/python_hook.h"
@@ -84,6 +85,7 @@ class Agent {
   RelaySet relays_;
   WorkerSet workers_;
   sync::Receiver receiver_;
+  GpuWatch gpu_watch_;
   bool shutdown_requested_ = false;
 };
 
@@ -105,7 +107,8 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
       relays_(loop, head_, guard, options.heartbeat_ms, options.heartbeat_timeout_ms,
               [this](const protocol::HeadMessage& message) { on_head_message(message); }),
       workers_(loop, head_, guard, setup_, dumper_,
-               WorkerSet::Options{options.in_container, [this] { return relays_.size(); }}) {
+               WorkerSet::Options{options.in_container, [this] { return relays_.size(); }}),
+      gpu_watch_(loop, [this](const protocol::GpuFault& fault) { head_.send(fault); }) {
   setup_.set_node_name(options_.node_name);
 }
 
@@ -175,6 +178,7 @@ int Agent::run() {
     return 1;
   }
   head_.send(make_hello(options_.node_name));
+  (void)gpu_watch_.start();  // XIDs from now on, to the head at once; none when the kernel log is not readable
   while (!finished()) {
     auto signals = loop_.run_once(next_timeout(posix::monotonic_ms()));
     if (!signals) {

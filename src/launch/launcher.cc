@@ -91,6 +91,7 @@ class Launcher final : public head::PoolListener, public AgentLink, public JobHo
   std::unique_ptr<LaunchControl> control_;
   ManifestRecorder manifest_;
   std::map<int, std::map<std::string, std::string>> notes_;  // rank -> what its node noted (this attempt)
+  std::map<size_t, std::string> gpu_faults_;  // node -> its first GPU fault of the node's own (this attempt)
   diagnosis::Diagnosis diagnosis_;
 };
 
@@ -128,6 +129,10 @@ void Launcher::on_message(size_t node, const protocol::AgentMessage& message) {
     output_.notice(fmt::format("agent on {} reports: {}", pool_.name(node), error->message));
   } else if (auto* note = std::get_if<protocol::WorkerNote>(&message)) {
     on_note(*note);
+  } else if (auto* gpu = std::get_if<protocol::GpuFault>(&message)) {
+    // At once, naming node and GPU; a fault of the node's own makes the attempt's failure the node's (judge).
+    output_.notice(fmt::format("{}: {}", pool_.name(node), gpu->text));
+    if (gpu->node_fault) gpu_faults_.try_emplace(node, gpu->text);
   } else if (auto* stack = std::get_if<protocol::WorkerStack>(&message)) {
     stacks_.add(*stack);
   }
@@ -181,6 +186,10 @@ FailureEvidence Launcher::evidence(const Attempt& attempt) {
 }
 
 Fault Launcher::judge(const Attempt& attempt) {
+  // A GPU that failed under the attempt is its node's fault, whatever the ranks said about it (agent/gpu_watch.h).
+  for (size_t node : attempt.nodes) {
+    if (auto it = gpu_faults_.find(node); it != gpu_faults_.end()) return Fault{Fault::Kind::node, it->second, node, ""};
+  }
   FailureEvidence facts = evidence(attempt);
   auto failures = failed_ranks(facts);
   auto diagnosis = diagnosis::diagnose(options_.catalogue, failures, diagnosis::ClusterFacts{});
@@ -194,6 +203,7 @@ Fault Launcher::judge(const Attempt& attempt) {
 
 void Launcher::attempt_started(const Attempt& attempt) {
   notes_.clear();
+  gpu_faults_.clear();
   output_.set_plan(attempt.plan);
   manifest_.attempt_started(attempt.number, attempt.master_addr, attempt.master_port);
   std::vector<std::string> nodes;

@@ -38,6 +38,7 @@ enum class Type : uint8_t {
   worker_note = 14,
   node_lost = 15,
   attempt_cleared = 16,
+  gpu_fault = 17,
   sync_digest = 28,
   spawn_worker = 64,
   signal = 65,
@@ -294,6 +295,25 @@ struct WorkerNote {  // something the node learned about a worker that ended: "o
     visit(m.text, "text");
   }
   bool operator==(const WorkerNote&) const = default;
+};
+
+// A GPU of this node logged an XID or an uncorrectable ECC error while the agent ran (agent/gpu_watch.h), sent at
+// once: the head says it in the live log and, when `node_fault`, blames the node for the attempt's failure.
+struct GpuFault {
+  static constexpr Type kType = Type::gpu_fault;
+  static constexpr const char* kName = "GpuFault";
+  uint32_t xid = 0;
+  std::string pci;   // the GPU's bus id ("0000:3b:00")
+  std::string text;  // for a person: GPU, code, meaning (gpu::describe_event without the node's name)
+  bool node_fault = false;  // the catalogue says the GPU or node is at fault, not the program
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.xid, "xid");
+    visit(m.pci, "pci");
+    visit(m.text, "text");
+    visit(m.node_fault, "node_fault");
+  }
+  bool operator==(const GpuFault&) const = default;
 };
 
 // A node below this agent in the relay tree was lost (it could not be started, its connection closed, or it
@@ -580,7 +600,7 @@ struct DumpStacks {  // every worker's stack (worker = kAllWorkers) or one's; an
 
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
-                                  WorkerNote, NodeLost, SyncDigest, AttemptCleared>;
+                                  WorkerNote, NodeLost, SyncDigest, AttemptCleared, GpuFault>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
                                  SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks,
                                  SyncSendManifest>;

@@ -58,6 +58,8 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncDigest{2, 0, "", "cannot open /data: Permission denied"},
       AttemptCleared{},
       AttemptCleared{3},
+      GpuFault{},
+      GpuFault{79, "0000:3b:00", "GPU 3 (0000:3b:00) XID 79 (GPU has fallen off the bus): ...", true},
   };
 }
 
