@@ -258,12 +258,14 @@ std::vector<GpuNodeFacts> gather_gpu_facts(head::AgentPool& pool, const std::vec
   return gpu;
 }
 
-bool any_gpu(const std::vector<NodeFacts>& facts) {
-  return std::any_of(facts.begin(), facts.end(),
+}  // namespace
+
+bool wants_gpu_round(GpuRound mode, const std::vector<NodeFacts>& facts) {
+  if (mode == GpuRound::always) return true;
+  return mode == GpuRound::when_present &&
+         std::any_of(facts.begin(), facts.end(),
                      [](const NodeFacts& node) { return node.has_nvidia_smi || !node.gpus.empty(); });
 }
-
-}  // namespace
 
 std::vector<std::string> default_job_cache_env() {
   std::vector<std::string> out;
@@ -324,7 +326,7 @@ Result<Examination> examine(head::AgentPool& pool, const std::vector<std::string
     for (auto& finding : check_bandwidth(names, *measured)) findings.push_back(std::move(finding));
     examination.bandwidth = std::move(*measured);
   }
-  if (options.gpu == GpuRound::always || (options.gpu == GpuRound::when_present && any_gpu(facts))) {
+  if (wants_gpu_round(options.gpu, facts)) {
     examination.gpu = gather_gpu_facts(pool, names, findings, &failure);
     if (!failure.message.empty()) return failure;
     for (auto& finding : check_gpu_health(names, examination.gpu, facts)) findings.push_back(std::move(finding));

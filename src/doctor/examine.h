@@ -22,6 +22,10 @@ namespace muster::doctor {
 // always (doctor --gpu, which says so plainly when there are none).
 enum class GpuRound { off, when_present, always };
 
+// Whether the GPU round runs: always; or when_present and a node has nvidia-smi or GPUs (so `launch --preflight`
+// on nodes without GPUs skips it).
+bool wants_gpu_round(GpuRound mode, const std::vector<NodeFacts>& facts);
+
 struct ExamineOptions {
   std::string python = "python3";  // the job's interpreter
   std::vector<std::string> paths;  // code/data directories that must be identical everywhere

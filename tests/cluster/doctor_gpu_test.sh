@@ -64,7 +64,8 @@ r = json.loads(sys.stdin.read())
 gpu = r["gpu"]["nodes"]
 assert [n["name"] for n in gpu] == ["node1", "node2", "node3", "node4"], gpu
 assert all(len(n["facts"]["gpus"]) == 8 for n in gpu), [len(n["facts"]["gpus"]) for n in gpu]
-errs = [f for f in r["findings"] if f["severity"] == "error"]
+# Errors of the GPU checks (the default checks also say, rightly, that torch on the testbed is a CPU build).
+errs = [f for f in r["findings"] if f["severity"] == "error" and f["check"].startswith("gpu-")]
 nodes = sorted({f["node"] for f in errs})
 checks = sorted({f["check"] for f in errs})
 print(",".join(nodes), ",".join(checks))' <<<"$json") || fail "unexpected JSON report: $json"
