@@ -1,7 +1,7 @@
 // Judging a fabric measurement (pure): which nodes or links are slow, and how the ring compares with the pairs and
 // with the hardware. A node is slow when the median of its pairs' bandwidth is below half the median of all pairs
 // (one slow NIC or cable slows every pair it is in, and the ring with them); a link is slow when its pair is below
-// half the median while neither of its nodes is. The ring's bus bandwidth is set against the NICs' speed from /sys
+// half the median while neither of its nodes is. (sweep.py has measured such a pair a second time, alone.) The ring's bus bandwidth is set against the NICs' speed from /sys
 // (InfiniBand's rate with NCCL) where the hardware says one: a warning below 80% with NCCL (nccl-tests' rule of
 // thumb); with gloo (TCP, CPU-bound) only the ratio is shown. A virtual NIC (veth, a container's) has no speed.
 #pragma once

@@ -13,7 +13,8 @@ source "$(dirname "$0")/launch_lib.sh"
 require_torch
 nodes=6
 
-launch_setup $nodes --rate 1gbit
+launch_setup $nodes
+for ((k = 1; k <= nodes; k++)); do "$TESTBED" rate node$k 1gbit; done  # launch_setup lifts caps an earlier run left
 doctor_fabric() {
   XDG_CACHE_HOME=$MUX_HOME timeout 120 "$MUSTER" doctor "${MUSTER_SSH[@]}" -w "node[1-$nodes]" \
     --python /usr/bin/python3 --fabric "$@"
