@@ -2,7 +2,7 @@
 # `muster doctor --fabric` on the simulated cluster: 6 nodes, every link capped at 1 Gbit/s (tc tbf, both
 # directions). Unshaped otherwise, the all_reduce sweep (torch.distributed, gloo, one rank per node, launched by
 # muster) must find nothing wrong (exit 0); with node4's link at 100 Mbit/s (a tenth) it must name node4, and only
-# node4, as the slow node (exit 1, a warning), with the cause and fix. Each run is bounded (60 s). Exit 0 pass,
+# node4, as the slow node (exit 1, a warning), with the cause and fix. Each run is bounded (timeout 120 s). Exit 0 pass,
 # 1 fail, 77 skip.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
