@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "agent/gpu_watch.h"
 #include "agent/guard.h"
 #include "agent/head_link.h"
 #include "agent/python_hook.h"
@@ -49,7 +50,7 @@ protocol::Hello make_hello(const std::string& node_name) {
   hello.version = kVersion;
   hello.hostname = !node_name.empty() ? node_name : posix::hostname().has_value() ? *posix::hostname() : "";
   hello.pid = static_cast<uint32_t>(posix::current_pid());
-  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts", "sync-direct", "telemetry"};
+  hello.capabilities = {"workers", "pick-port", "sync", "stacks", "attempts", "sync-direct", "telemetry", "gpu-watch"};
   if (const char* connection = std::getenv("SSH_CONNECTION")) {
     // "client_ip client_port server_ip server_port": the server ip is how the head reached us.
     std::string text = connection;
@@ -97,6 +98,7 @@ class Agent {
   std::unique_ptr<sync::DataInbound> data_in_;  // a sync's incoming direct data link (section 8a)
   uint32_t data_session_ = 0;
   bool data_in_over_ = false;  // ended or failed: closed in the next round (never inside its own callback)
+  GpuWatch gpu_watch_;
   bool shutdown_requested_ = false;
 };
 
@@ -135,7 +137,8 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
                                   },
                                   [this](uint32_t worker, int64_t exited_at_ms) { telemetry_.worker_ended(worker, exited_at_ms); },
                                   [this](protocol::SpawnWorker& request) { telemetry_.prepare(request); }}),
-      telemetry_(loop, head_, [this] { return worker_infos(); }, options.node_name) {
+      telemetry_(loop, head_, [this] { return worker_infos(); }, options.node_name),
+      gpu_watch_(loop, [this](const protocol::GpuFault& fault) { head_.send(fault); }) {
   setup_.set_node_name(options_.node_name);
 }
 
@@ -285,6 +288,7 @@ int Agent::run() {
     return 1;
   }
   head_.send(make_hello(options_.node_name));
+  (void)gpu_watch_.start();  // XIDs from now on, to the head at once; none when the kernel log is not readable
   while (!finished()) {
     auto signals = loop_.run_once(next_timeout(posix::monotonic_ms()));
     if (!signals) {

@@ -7,6 +7,7 @@
 #include "cli/parse.h"
 #include "cli/subcommands.h"
 #include "doctor/run_doctor.h"
+#include "fabric/run_fabric.h"
 
 namespace muster::cli {
 
@@ -35,6 +36,18 @@ int run_doctor(const std::vector<std::string>& args) {
                   "podman or docker (default: podman if installed, else docker)")
       ->check(CLI::IsMember({"podman", "docker"}))
       ->group("Containers");
+  bool gpu = false;
+  double fabric_seconds = 0.3;
+  app->add_flag("--gpu", gpu,
+                "check every GPU: XIDs since boot, ECC, row remaps, PCIe and NVLink links, clock slowdowns, persistence, "
+                "MIG, other processes, the fabric manager, GPUDirect RDMA and InfiniBand ports");
+  bool fabric = false;
+  app->add_flag("--fabric", fabric,
+                "instead of the checks: measure all_reduce between the nodes with the job's stack (torch.distributed, "
+                "one rank per node: a ring over sizes up to 16 MiB, then pairwise rounds) and name a slow node or link");
+  app->add_option("--fabric-seconds", fabric_seconds, "how long each --fabric measurement repeats")
+      ->check(CLI::Range(0.05, 10.0))
+      ->capture_default_str();
   app->add_flag("--import-torch", examine.import_torch,
                 "import torch on every node to check that it sees the GPUs and its NCCL (~1.5 s of CPU per node)");
   app->add_option("--ssh-matrix", ssh_matrix,
@@ -61,12 +74,17 @@ int run_doctor(const std::vector<std::string>& args) {
       ->check(CLI::Range(0.2, 60.0))
       ->capture_default_str();
   if (auto code = parse_command_line(*app, args)) return *code;
+  if (fabric) {
+    auto code = fabric::run_fabric({options.connect, examine.python, fabric_seconds, options.json});
+    return code ? *code : report_error(code.error());
+  }
   if (bandwidth) {
     auto mode = doctor::parse_bandwidth_mode(bandwidth_mode);
     if (!mode) return report_error(mode.error());
     bandwidth_options.mode = *mode;
     examine.bandwidth = bandwidth_options;
   }
+  if (gpu) examine.gpu = doctor::GpuRound::always;
   if (examine.paths.empty()) examine.paths.push_back(std::filesystem::current_path().string());
   auto matrix = doctor::parse_ssh_matrix_mode(ssh_matrix);
   if (!matrix) {

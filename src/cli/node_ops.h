@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "doctor/bandwidth/probe.h"
+#include "doctor/gpu/gpu_op.h"
 #include "doctor/node/node_ops.h"
 #include "image/node_image.h"
 #include "launch/node_caches.h"
@@ -19,7 +20,8 @@
 namespace muster::cli {
 
 using NodeOps = std::tuple<setup::HostsBlockOp, setup::AddLinesOp, setup::SshIdentityOp, doctor::FactsOp,
-                           doctor::CrossOp, doctor::BandwidthProbeOp, launch::CacheDirOp, image::NodeImageOp>;
+                           doctor::CrossOp, doctor::BandwidthProbeOp, doctor::GpuOp, launch::CacheDirOp,
+                           image::NodeImageOp>;
 
 // Binds each field of an op to an option of its subcommand: a bool to a flag, a name without `--` to the
 // positional rest, the others to options (a list: repeatable).

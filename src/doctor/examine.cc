@@ -9,6 +9,8 @@
 #include "doctor/bandwidth/findings.h"
 #include "doctor/checks/checks.h"
 #include "doctor/checks/cache_sharing.h"
+#include "doctor/gpu/gpu_checks.h"
+#include "doctor/gpu/gpu_op.h"
 #include "doctor/node/node_facts.h"
 #include "doctor/node/node_ops.h"
 #include "doctor/probe_token.h"
@@ -25,6 +27,7 @@ namespace {
 
 constexpr int kCleanupTimeoutMs = 30'000;
 constexpr int kMasterPortSeconds = 8;  // the cross round's bound without the ssh check
+constexpr int kGpuRoundTimeoutMs = 20'000;  // nvidia-smi's queries are bounded at 8 s each, a retry or two after
 
 // The cross-node checks of one doctor run: what the facts round writes, the cross round looks for (node/cross_checks.h)
 // and the last round removes.
@@ -231,7 +234,38 @@ void remove_markers(head::AgentPool& pool, const ExamineOptions& options, const 
   }, kCleanupTimeoutMs);
 }
 
+// The GPU round: `muster node gpu` on every node (doctor/gpu/gpu_op.h). A node that could not report gets an error
+// finding and empty facts.
+std::vector<GpuNodeFacts> gather_gpu_facts(head::AgentPool& pool, const std::vector<std::string>& names,
+                                           std::vector<Finding>& findings, Error* failure) {
+  std::vector<GpuNodeFacts> gpu(names.size());
+  auto runs = head::run_on_nodes(pool, [&](size_t) { return head::node_op_command(GpuOp{}); }, kGpuRoundTimeoutMs);
+  if (!runs) {
+    *failure = runs.error();
+    return gpu;
+  }
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const auto& run = (*runs)[i];
+    try {
+      if (!run.ok()) throw std::runtime_error(run.error.empty() ? run.err : run.error);
+      gpu[i] = nlohmann::json::parse(run.out).get<GpuNodeFacts>();
+    } catch (const std::exception& e) {
+      findings.push_back({Severity::error, "gpu", names[i],
+                          fmt::format("could not gather this node's GPU facts: {}", e.what()),
+                          "run `muster node gpu` on the node by hand to see why"});
+    }
+  }
+  return gpu;
+}
+
 }  // namespace
+
+bool wants_gpu_round(GpuRound mode, const std::vector<NodeFacts>& facts) {
+  if (mode == GpuRound::always) return true;
+  return mode == GpuRound::when_present &&
+         std::any_of(facts.begin(), facts.end(),
+                     [](const NodeFacts& node) { return node.has_nvidia_smi || !node.gpus.empty(); });
+}
 
 std::vector<std::string> default_job_cache_env() {
   std::vector<std::string> out;
@@ -292,6 +326,12 @@ Result<Examination> examine(head::AgentPool& pool, const std::vector<std::string
     for (auto& finding : check_bandwidth(names, *measured)) findings.push_back(std::move(finding));
     examination.bandwidth = std::move(*measured);
   }
+  if (wants_gpu_round(options.gpu, facts)) {
+    examination.gpu = gather_gpu_facts(pool, names, findings, &failure);
+    if (!failure.message.empty()) return failure;
+    for (auto& finding : check_gpu_health(names, examination.gpu, facts)) findings.push_back(std::move(finding));
+  }
+  examination.facts = std::move(facts);
   return examination;
 }
 

@@ -9,12 +9,22 @@
 
 #include "doctor/bandwidth/model.h"
 #include "doctor/bandwidth/measure.h"
+#include "doctor/gpu/gpu_facts.h"
+#include "doctor/node/node_facts.h"
 #include "doctor/ssh/matrix.h"
 #include "head/agent_pool.h"
 #include "util/finding.h"
 #include "util/result.h"
 
 namespace muster::doctor {
+
+// The GPU round (`muster node gpu` on every node, doctor/gpu/): off; when a node has GPUs (launch --preflight);
+// always (doctor --gpu, which says so plainly when there are none).
+enum class GpuRound { off, when_present, always };
+
+// Whether the GPU round runs: always; or when_present and a node has nvidia-smi or GPUs (so `launch --preflight`
+// on nodes without GPUs skips it).
+bool wants_gpu_round(GpuRound mode, const std::vector<NodeFacts>& facts);
 
 struct ExamineOptions {
   std::string python = "python3";  // the job's interpreter
@@ -34,12 +44,15 @@ struct ExamineOptions {
   int master_port = 0;  // check it is free on node 0 and reachable from every node; 0: skip
   int timeout_ms = 30'000;  // for gathering the facts
   std::optional<BandwidthOptions> bandwidth;  // measure node-to-node throughput (doctor/bandwidth/measure.h)
+  GpuRound gpu = GpuRound::off;
 };
 
 struct Examination {
   std::vector<Finding> findings;
   std::optional<BandwidthResult> bandwidth;  // when measured
   std::optional<SshCheck> ssh;               // when the node-to-node ssh check ran
+  std::vector<NodeFacts> facts;              // every node's, in the order of the names
+  std::vector<GpuNodeFacts> gpu;             // when the GPU round ran, every node's
 };
 
 // The head's values of the cache variables `muster launch` passes to a job by default (node/cache_dirs.h).

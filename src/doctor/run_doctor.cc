@@ -27,6 +27,12 @@ Result<int> run_doctor(const DoctorOptions& options) {
     auto report = report_json(findings, names);
     if (examination->bandwidth) report["bandwidth"] = bandwidth_json(names, *examination->bandwidth);
     if (examination->ssh) report["ssh"] = ssh_check_json(names, *examination->ssh);
+    if (!examination->gpu.empty()) {
+      auto& nodes = report["gpu"]["nodes"] = nlohmann::json::array();
+      for (size_t i = 0; i < names.size() && i < examination->gpu.size(); ++i) {
+        nodes.push_back({{"name", names[i]}, {"facts", examination->gpu[i]}});
+      }
+    }
     fmt::print("{}\n", report.dump(2));
   } else {
     bool color = posix::is_terminal(1) && std::getenv("NO_COLOR") == nullptr;

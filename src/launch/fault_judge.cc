@@ -33,7 +33,12 @@ std::string last_exception(const diagnosis::RankFailure& failure) {
 }
 
 Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const diagnosis::Diagnosis& diagnosis,
-                  int world_size, const std::function<std::optional<size_t>(const std::string&)>& host_of) {
+                  int world_size, const std::function<std::optional<size_t>(const std::string&)>& host_of,
+                  const std::map<size_t, std::string>& gpu_faults) {
+  if (!gpu_faults.empty()) {
+    const auto& [node, text] = *gpu_faults.begin();
+    return Fault{Fault::Kind::node, text, node, ""};
+  }
   std::string first;
   int same = 0;
   for (const auto& failure : failures) {

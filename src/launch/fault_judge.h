@@ -8,9 +8,12 @@
 //     failure the workload's when its root cause raised the same exception as the attempt before;
 //   - else the matched entry's `fault`: the node's (its node is named: an OOM kill, an NCCL network or GPU error,
 //     a full disk), the workload's, or not known.
+// Before all of these: a GPU fault of the node's own that an attempt's node reported while it ran (an XID the
+// catalogue calls the GPU's, agent/gpu_watch.h) makes the failure that node's, whatever the ranks said.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +23,11 @@
 
 namespace muster::launch {
 
-// `world_size`: the attempt's; `host_of`: a node's name -> its index among the job's hosts.
+// `world_size`: the attempt's; `host_of`: a node's name -> its index among the job's hosts; `gpu_faults`: an attempt
+// node's index -> its first GPU fault of its own during the attempt (the text the agent sent).
 Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const diagnosis::Diagnosis& diagnosis,
-                  int world_size, const std::function<std::optional<size_t>(const std::string&)>& host_of);
+                  int world_size, const std::function<std::optional<size_t>(const std::string&)>& host_of,
+                  const std::map<size_t, std::string>& gpu_faults = {});
 
 // The exception a rank's output ends with ("RuntimeError: boom"), from its last lines (or its error file); empty
 // when there is none.

@@ -46,6 +46,7 @@ Result<void> run_preflight(const LaunchRequest& request, const LaunchOptions& op
   examine.paths = {options.cwd};
   examine.ssh_matrix = doctor::SshMatrixMode::off;  // the job itself needs only head -> node ssh
   examine.shared_fs = false;
+  examine.gpu = doctor::GpuRound::when_present;  // GPU health (doctor --gpu) where there are GPUs
   // The job's caches on a shared filesystem (unless --node-local-caches moved them), as the job will see them.
   examine.shared_caches = !options.node_local_caches;
   for (const auto& [name, value] : options.propagated_env) {

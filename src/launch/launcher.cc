@@ -93,6 +93,7 @@ class Launcher final : public head::PoolListener, public AgentLink, public JobHo
   std::unique_ptr<TelemetryHub> telemetry_;
   ManifestRecorder manifest_;
   std::map<int, std::map<std::string, std::string>> notes_;  // rank -> what its node noted (this attempt)
+  std::map<size_t, std::string> gpu_faults_;  // node -> its first GPU fault of the node's own (this attempt)
   diagnosis::Diagnosis diagnosis_;
 };
 
@@ -130,6 +131,10 @@ void Launcher::on_message(size_t node, const protocol::AgentMessage& message) {
     output_.notice(fmt::format("agent on {} reports: {}", pool_.name(node), error->message));
   } else if (auto* note = std::get_if<protocol::WorkerNote>(&message)) {
     on_note(*note);
+  } else if (auto* gpu = std::get_if<protocol::GpuFault>(&message)) {
+    // At once, naming node and GPU; a fault of the node's own makes the attempt's failure the node's (judge).
+    output_.notice(fmt::format("{}: {}", pool_.name(node), gpu->text));
+    if (gpu->node_fault) gpu_faults_.try_emplace(node, gpu->text);
   } else if (auto* stack = std::get_if<protocol::WorkerStack>(&message)) {
     stacks_.add(*stack);
   }
@@ -185,6 +190,8 @@ FailureEvidence Launcher::evidence(const Attempt& attempt) {
 }
 
 Fault Launcher::judge(const Attempt& attempt) {
+  auto gpu = gpu_faults_;  // of the attempt's nodes only: a spare's bad GPU did not fail this attempt
+  std::erase_if(gpu, [&](const auto& f) { return std::ranges::find(attempt.nodes, f.first) == attempt.nodes.end(); });
   FailureEvidence facts = evidence(attempt);
   auto failures = failed_ranks(facts);
   auto diagnosis = diagnosis::diagnose(options_.catalogue, failures, diagnosis::ClusterFacts{});
@@ -193,11 +200,12 @@ Fault Launcher::judge(const Attempt& attempt) {
     auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) return std::nullopt;
     return static_cast<size_t>(it - names.begin());
-  });
+  }, gpu);
 }
 
 void Launcher::attempt_started(const Attempt& attempt) {
   notes_.clear();
+  gpu_faults_.clear();
   output_.set_plan(attempt.plan);
   manifest_.attempt_started(attempt.number, attempt.master_addr, attempt.master_port);
   std::vector<std::string> nodes;

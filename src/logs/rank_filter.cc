@@ -19,7 +19,7 @@ std::optional<int> parse_rank(std::string_view text) {
 
 Error bad_token(std::string_view token, std::string_view spec, std::string_view why) {
   return make_error(ErrorKind::usage,
-                    "--ranks: bad token '{}' in '{}': {} (expected 'all', a rank like 3, "
+                    "--ranks: bad token '{}' in '{}': {} (expected 'all', 'none', a rank like 3, "
                     "or a range like 0-3, separated by commas)",
                     token, spec, why);
 }
@@ -34,6 +34,7 @@ RankFilter RankFilter::none() {
 
 Result<RankFilter> RankFilter::parse(std::string_view spec) {
   if (trim(spec) == "all") return RankFilter();
+  if (trim(spec) == "none") return none();  // every rank's lines only in its log (doctor --fabric)
   RankFilter filter;
   filter.all_ = false;
   size_t pos = 0;

@@ -250,6 +250,17 @@ Account current_account() {
   return account;
 }
 
+std::string user_name(uint32_t uid) {
+  struct passwd entry;
+  struct passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  if (::getpwuid_r(static_cast<uid_t>(uid), &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+      found->pw_name != nullptr) {
+    return found->pw_name;
+  }
+  return "";
+}
+
 std::vector<std::string> glob_paths(const std::string& pattern) {
   glob_t found{};
   std::vector<std::string> paths;

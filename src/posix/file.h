@@ -90,6 +90,8 @@ struct Account {
   std::string home;
 };
 Account current_account();
+// The name of the user with this id in the password database; "" when it has none.
+std::string user_name(uint32_t uid);
 // The existing paths that a shell wildcard pattern names (glob(3)), sorted; none when nothing matches.
 std::vector<std::string> glob_paths(const std::string& pattern);
 uint32_t effective_uid();

@@ -39,6 +39,7 @@ enum class Type : uint8_t {
   node_lost = 15,
   attempt_cleared = 16,
   telemetry = 17,
+  gpu_fault = 18,
   sync_digest = 28,
   sync_data_ready = 29,
   sync_data_linked = 30,
@@ -348,6 +349,25 @@ struct WorkerNote {  // something the node learned about a worker that ended: "o
     visit(m.text, "text");
   }
   bool operator==(const WorkerNote&) const = default;
+};
+
+// A GPU of this node logged an XID or an uncorrectable ECC error while the agent ran (agent/gpu_watch.h), sent at
+// once: the head says it in the live log and, when `node_fault`, blames the node for the attempt's failure.
+struct GpuFault {
+  static constexpr Type kType = Type::gpu_fault;
+  static constexpr const char* kName = "GpuFault";
+  uint32_t xid = 0;
+  std::string pci;   // the GPU's bus id ("0000:3b:00")
+  std::string text;  // for a person: GPU, code, meaning (gpu::describe_event without the node's name)
+  bool node_fault = false;  // the catalogue says the GPU or node is at fault, not the program
+  template <typename Self, typename Visit>
+  static void fields(Self& m, Visit& visit) {
+    visit(m.xid, "xid");
+    visit(m.pci, "pci");
+    visit(m.text, "text");
+    visit(m.node_fault, "node_fault");
+  }
+  bool operator==(const GpuFault&) const = default;
 };
 
 // A node below this agent in the relay tree was lost (it could not be started, its connection closed, or it
@@ -755,7 +775,7 @@ struct TelemetryStart {
 using AgentMessage = std::variant<Hello, WorkerStarted, Output, WorkerExited, Heartbeat, PortReply, AgentError,
                                   SyncManifest, SyncAck, SyncStepDone, Relayed, WorkerStack, WorkerProgress,
                                   WorkerNote, NodeLost, SyncDigest, AttemptCleared, SyncDataReady, SyncDataLinked,
-                                  SyncDataLost, Telemetry>;
+                                  SyncDataLost, Telemetry, GpuFault>;
 using HeadMessage = std::variant<SpawnWorker, Signal, Terminate, Ping, PickPort, Shutdown, HeadHeartbeat, SyncOpen,
                                  SyncPrepare, SyncFile, SyncData, SyncCommit, RelayOpen, Relay, DumpStacks,
                                  SyncSendManifest, SyncDataListen, SyncDataConnect, SyncDataDrop, TelemetryStart>;

@@ -24,6 +24,9 @@
 #   telemetry   nvidia-smi's query outputs recorded into OUT_DIR (telemetry-*.csv: the real fixtures that
 #               tests/unit/telemetry/fixtures lacks), then a DDP job of one rank per GPU: `muster top --json` shows
 #               every GPU's figures and each rank on its own GPU with steps from the hook; report.html is written
+#   gpu         records this machine's nvidia-smi outputs and kernel log as a fixture (OUT_DIR/fixture/, the layout
+#               of tests/gpu/fixtures) and runs muster doctor --gpu: every GPU seen, its facts gathered
+#   fabric      muster doctor --fabric with one rank per GPU (NCCL): the sweep runs and reports a bus bandwidth
 set -u -o pipefail
 
 if (($# < 2)); then
@@ -226,6 +229,53 @@ PYEOF
   fi
 }
 
+check_gpu() {
+  local fx=$OUT_DIR/fixture q
+  mkdir -p "$fx"
+  q=index,name,memory.total,uuid,driver_version,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max
+  q=$q,pcie.link.width.current,pcie.link.width.max,persistence_mode,mig.mode.current,mig.mode.pending
+  q=$q,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,clocks_event_reasons.active
+  q=$q,temperature.gpu,pstate,fabric.state,fabric.status
+  nvidia-smi --query-gpu=$q --format=csv,nounits >"$fx/query-gpu.csv" 2>&1 || true
+  nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,nounits >"$fx/compute-apps.csv" 2>&1 || true
+  nvidia-smi --query-remapped-rows=gpu_uuid,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure \
+    --format=csv,nounits >"$fx/remapped-rows.csv" 2>&1 || rm -f "$fx/remapped-rows.csv"
+  nvidia-smi nvlink --status >"$fx/nvlink-status.txt" 2>&1 || true
+  nvidia-smi nvlink --errorcounters >"$fx/nvlink-errors.txt" 2>&1 || true
+  nvidia-smi >"$fx/smi.txt" 2>&1 || true
+  { dmesg -r 2>/dev/null || true; } | grep -E 'NVRM|nvidia' >"$fx/kmsg.dmesg" || true
+  run_muster gpu 120 doctor -w localhost --python "$PY" --no-ssh-matrix --gpu --json
+  if "$PY" - "$LOG" "$GPUS" <<'EOF' >"$OUT_DIR/gpu.check" 2>&1; then
+import json, sys
+text = open(sys.argv[1]).read()
+report = json.loads(text[:text.rindex("}") + 1])
+facts = report["gpu"]["nodes"][0]["facts"]
+assert len(facts["gpus"]) == int(sys.argv[2]), (len(facts["gpus"]), sys.argv[2])
+assert not [f for f in report["findings"] if "could not gather" in f["message"]], report["findings"]
+print("doctor --gpu:", len(facts["gpus"]), "GPUs;", [(f["check"], f["severity"]) for f in report["findings"] if f["check"].startswith("gpu")])
+EOF
+    result gpu PASS "$(tail -n 1 "$OUT_DIR/gpu.check") (exit $RC); fixture recorded in $fx"
+  else
+    result gpu FAIL "doctor --gpu: $OUT_DIR/gpu.check"
+  fi
+}
+
+check_fabric() {
+  if ((GPUS < 2)); then result fabric SKIP "one GPU: an all_reduce needs two ranks"; return; fi
+  run_muster fabric 180 doctor -w localhost --nproc-per-node "$GPUS" --python "$PY" --fabric --json
+  if "$PY" - "$LOG" <<'EOF' >"$OUT_DIR/fabric.check" 2>&1; then
+import json, sys
+text = open(sys.argv[1]).read()
+f = json.loads(text[:text.rindex("}") + 1])["fabric"]
+assert f["backend"] == "nccl", f["backend"]
+print("doctor --fabric: NCCL bus bandwidth %.1f Gbit/s at %d MiB" % (f["ring"][-1]["busbw_gbps"], f["ring"][-1]["bytes"] >> 20))
+EOF
+    result fabric PASS "$(tail -n 1 "$OUT_DIR/fabric.check") (exit $RC)"
+  else
+    result fabric FAIL "doctor --fabric: $OUT_DIR/fabric.check"
+  fi
+}
+
 if ((GPUS < 1)); then
   result all FAIL "$PY sees no CUDA GPU (torch $TORCH)"
 else
@@ -237,6 +287,8 @@ else
   check_watchdog
   check_stall
   check_telemetry
+  check_gpu
+  check_fabric
 fi
 
 printf '%s\n' "${RESULTS[@]}" | tee "$OUT_DIR/summary.txt"

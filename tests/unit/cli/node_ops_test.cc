@@ -84,6 +84,13 @@ TEST(NodeOps, Bandwidth) {
   expect_round_trip(op);
 }
 
+TEST(NodeOps, Gpu) {
+  doctor::GpuOp op;
+  op.gather.timeout_ms = 3000;
+  expect_round_trip(op);
+  expect_round_trip(doctor::GpuOp{});
+}
+
 TEST(NodeOps, CacheDir) { expect_round_trip(launch::CacheDirOp{"/scratch/caches"}); }
 
 TEST(NodeOps, Image) {

@@ -67,6 +67,8 @@ std::vector<AgentMessage> sample_agent_messages() {
       SyncDataLost{4, "a record on the data link failed authentication"},
       Telemetry{},
       Telemetry{1700000000000, 1003, {1, 2, 3}, 2, {0, 5, 1, 7}, 3, {0, 99, 1}, {"net eth0", kBinary}},
+      GpuFault{},
+      GpuFault{79, "0000:3b:00", "GPU 3 (0000:3b:00) XID 79 (GPU has fallen off the bus): ...", true},
   };
 }
 

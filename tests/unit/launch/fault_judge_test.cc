@@ -1,0 +1,79 @@
+#include "launch/fault_judge.h"
+
+#include <gtest/gtest.h>
+
+namespace muster::launch {
+namespace {
+
+diagnosis::RankFailure failed(int rank, const std::string& node, std::vector<std::string> lines, bool root = false) {
+  diagnosis::RankFailure failure;
+  failure.rank = rank;
+  failure.node = node;
+  failure.code = 1;
+  failure.root = root;
+  failure.lines = std::move(lines);
+  return failure;
+}
+
+std::optional<size_t> host_of(const std::string& name) {
+  if (name.rfind("node", 0) != 0) return std::nullopt;
+  return static_cast<size_t>(std::stoi(name.substr(4)) - 1);
+}
+
+TEST(FaultJudge, TheSameExceptionOnEveryRankIsTheWorkloads) {
+  std::vector<diagnosis::RankFailure> failures = {
+      failed(0, "node1", {"Traceback (most recent call last):", "ValueError: bad config"}, true),
+      failed(1, "node2", {"ValueError: bad config"})};
+  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of);
+  EXPECT_EQ(Fault::Kind::workload, fault.kind);
+  EXPECT_NE(std::string::npos, fault.reason.find("the same exception on every rank (ValueError: bad config)"));
+  EXPECT_EQ("ValueError: bad config", fault.exception);
+}
+
+TEST(FaultJudge, DifferentExceptionsAreNotCalledTheWorkloads) {
+  std::vector<diagnosis::RankFailure> failures = {failed(0, "node1", {"RuntimeError: NCCL error"}, true),
+                                                  failed(1, "node2", {"ConnectionResetError: peer"})};
+  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of);
+  EXPECT_EQ(Fault::Kind::unknown, fault.kind);
+  EXPECT_EQ("rank 0 on node1 failed (exit 1)", fault.reason);
+  EXPECT_EQ("RuntimeError: NCCL error", fault.exception);
+}
+
+TEST(FaultJudge, ACatalogueEntryOfTheNodesNamesItsNode) {
+  diagnosis::FailureEntry oom;
+  oom.title = "killed by the kernel's OOM killer";
+  oom.fault = diagnosis::FaultClass::node;
+  diagnosis::Diagnosis diagnosis;
+  diagnosis.entry = &oom;
+  diagnosis.rank = 5;
+  diagnosis.node = "node3";
+  diagnosis.title = oom.title;  // the title as matched, placeholders expanded
+  std::vector<diagnosis::RankFailure> failures = {failed(5, "node3", {}, true)};
+  Fault fault = judge_fault(failures, diagnosis, 8, host_of);
+  EXPECT_EQ(Fault::Kind::node, fault.kind);
+  EXPECT_EQ(std::optional<size_t>(2), fault.node);
+  EXPECT_EQ("killed by the kernel's OOM killer (rank 5)", fault.reason);
+}
+
+TEST(FaultJudge, ANodesOwnGpuFaultDecidesBeforeWhatTheRanksSaid) {
+  // Every rank raised the same error (the GPU fell off the bus under them): without the GPU fault that is the
+  // workload's and the job would stop; with it, node2 is at fault and is left out.
+  std::vector<diagnosis::RankFailure> failures = {failed(0, "node1", {"RuntimeError: CUDA error"}, true),
+                                                  failed(1, "node2", {"RuntimeError: CUDA error"})};
+  Fault without = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of);
+  EXPECT_EQ(Fault::Kind::workload, without.kind);
+  std::map<size_t, std::string> gpu = {{1, "GPU 0 (0000:3b:00) XID 79 (GPU has fallen off the bus)"}};
+  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of, gpu);
+  EXPECT_EQ(Fault::Kind::node, fault.kind);
+  EXPECT_EQ(std::optional<size_t>(1), fault.node);
+  EXPECT_EQ("GPU 0 (0000:3b:00) XID 79 (GPU has fallen off the bus)", fault.reason);
+}
+
+TEST(FaultJudge, LastExceptionReadsTheLastExceptionLine) {
+  EXPECT_EQ("KeyError: 'lr'", last_exception(failed(0, "n", {"Traceback", "KeyError: 'lr'", "  "})));
+  EXPECT_EQ("torch.distributed.DistBackendError: x", last_exception(failed(0, "n", {"torch.distributed.DistBackendError: x"})));
+  EXPECT_EQ("", last_exception(failed(0, "n", {"step 10 loss 0.1", "Segmentation fault"})));
+}
+
+}  // namespace
+}  // namespace muster::launch
