@@ -1,26 +1,8 @@
 #include "doctor/gpu/gpu_facts.h"
 
+#include "doctor/json_fields.h"
+
 namespace muster::doctor {
-namespace {
-
-template <typename T>
-void write_fields(nlohmann::json& json, const T& value) {
-  json = nlohmann::json::object();
-  auto put = [&](const auto& field, const char* key) { json[key] = field; };
-  T::fields(value, put);
-}
-
-// A key that is missing or null leaves its field at its default.
-template <typename T>
-void read_fields(const nlohmann::json& json, T& value) {
-  auto get = [&](auto& field, const char* key) {
-    auto found = json.find(key);
-    if (found != json.end() && !found->is_null()) found->get_to(field);
-  };
-  T::fields(value, get);
-}
-
-}  // namespace
 
 void to_json(nlohmann::json& json, const NvLinkState& link) { write_fields(json, link); }
 void from_json(const nlohmann::json& json, NvLinkState& link) { read_fields(json, link); }
