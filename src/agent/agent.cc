@@ -176,12 +176,7 @@ void Agent::listen_for_data(const protocol::SyncDataListen& listen) {
   data_in_.reset();
   data_in_over_ = false;
   data_session_ = listen.session;
-  sync::DataLinkParams params;
-  params.session = listen.session;
-  params.cipher = static_cast<sync::DataCipher>(listen.cipher);
-  params.streams = listen.streams;
-  params.secret = listen.secret;
-  params.timeout_ms = static_cast<int>(listen.timeout_ms);
+  sync::DataLinkParams params = sync::link_params_of(listen);
   sync::DataInbound::Callbacks callbacks;
   callbacks.on_frame = [this](uint8_t type, std::string_view payload) { on_head_frame(type, payload); };
   callbacks.on_failed = [this](const std::string& why) { on_data_failed(why); };

@@ -89,12 +89,7 @@ void RelaySet::round() {
 
 void RelaySet::connect_data(const protocol::SyncDataConnect& connect) {
   data_session_ = connect.session;
-  sync::DataLinkParams params;
-  params.session = connect.session;
-  params.cipher = static_cast<sync::DataCipher>(connect.cipher);
-  params.streams = connect.streams;
-  params.secret = connect.secret;
-  params.timeout_ms = static_cast<int>(connect.timeout_ms);
+  sync::DataLinkParams params = sync::link_params_of(connect);
   for (size_t i = 0; i < connect.nodes.size(); ++i) {
     uint32_t node = connect.nodes[i];
     auto it = std::find_if(children_.begin(), children_.end(), [&](const auto& child) { return child->index() == node; });

@@ -30,6 +30,18 @@ struct DataLinkParams {
   int timeout_ms = 10'000;    // to connect and authenticate every stream
 };
 
+// The parameters as the head's SyncDataListen or SyncDataConnect give them (both carry the same fields).
+template <typename Message>
+DataLinkParams link_params_of(const Message& message) {
+  DataLinkParams params;
+  params.session = message.session;
+  params.cipher = static_cast<DataCipher>(message.cipher);
+  params.streams = message.streams;
+  params.secret = message.secret;
+  params.timeout_ms = static_cast<int>(message.timeout_ms);
+  return params;
+}
+
 // Bytes that are not cleared when allocated (a record is sealed over them at once): a record being built, or
 // one being read.
 struct RawBytes {
