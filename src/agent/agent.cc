@@ -31,6 +31,7 @@
 #include "posix/socket.h"
 #include "posix/terminal.h"
 #include "protocol/preamble.h"
+#include "protocol/wire.h"
 #include "sync/data_inbound.h"
 #include "sync/receiver.h"
 #include "util/version.h"
@@ -119,11 +120,7 @@ Agent::Agent(const AgentOptions& options, posix::EventLoop& loop, Guard& guard)
                 }}),
       relays_(loop, head_, guard, options.heartbeat_ms, options.heartbeat_timeout_ms,
               [this](std::string_view frame) {
-                uint32_t length = frame.size() >= 5 ? static_cast<uint32_t>(static_cast<unsigned char>(frame[0])) |
-                                                          static_cast<uint32_t>(static_cast<unsigned char>(frame[1])) << 8 |
-                                                          static_cast<uint32_t>(static_cast<unsigned char>(frame[2])) << 16 |
-                                                          static_cast<uint32_t>(static_cast<unsigned char>(frame[3])) << 24
-                                                    : 0;
+                uint32_t length = frame.size() >= 5 ? protocol::WireReader(frame.substr(0, 4)).u32("length") : 0;
                 if (frame.size() < 5 || length != frame.size() - 4) {
                   head_.send(protocol::AgentError{"relayed frame: its length field does not match"});
                   return;
