@@ -131,6 +131,7 @@ void StepSources::read_rings(uint32_t id, Worker& worker) {
     if (!read.valid) continue;
     uint32_t rank_id = read.rank >= 0 ? static_cast<uint32_t>(read.rank) : id;
     PerRank& rank = worker.ranks[rank_id];
+    rank.counted = true;
     for (const auto& record : read.records) {
       if (record.step_us == 0) {  // the first step: counted, no time
         rank.hook.count(1);
@@ -193,6 +194,11 @@ std::vector<StepSources::RankSteps> StepSources::collect(int64_t now_ms, uint32_
       }
       window->close(interval_ms, steps.sample);
       steps.sample.total_steps = static_cast<uint32_t>(rank.total);
+      if (rank.counted || rank.best != StepSource::none) {
+        steps.sample.flags |= telemetry::kRankStepsCounted;
+        steps.news = !rank.counted_said;
+        rank.counted_said = true;
+      }
       // What the other sources gathered is dropped: only the best one speaks for the rank.
       telemetry::RankSample discard;
       if (window != &rank.hook) rank.hook.close(interval_ms, discard);

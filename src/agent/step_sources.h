@@ -43,11 +43,13 @@ class StepSources {
     telemetry::RankSample sample;  // rank, source, the step figures
     int pid = 0;                   // the process that stepped (the hook's), 0: unknown
     uint32_t worker = 0;
+    bool news = false;             // the first sample that says its steps are counted: worth sending when it ended
   };
   // Whether worker `worker` ever stepped or has steps not collected yet (one glob for its ring files): a worker
   // that never did needs no sample of its own when it ends.
   bool has_steps(uint32_t worker) const;
-  // Every rank's steps since the last call, for an interval of `interval_ms`.
+  // Every rank's steps since the last call, for an interval of `interval_ms`. A rank whose steps are counted has
+  // telemetry::kRankStepsCounted in its flags, from the moment its hook made the ring (before its first step).
   std::vector<RankSteps> collect(int64_t now_ms, uint32_t interval_ms);
 
  private:
@@ -58,6 +60,8 @@ class StepSources {
     telemetry::StepWindow hook, marker;
     uint32_t pattern = 0, tqdm = 0;
     telemetry::StepSource best = telemetry::StepSource::none;
+    bool counted = false;  // a source counts its steps (the hook's ring exists), whether or not it stepped yet
+    bool counted_said = false;
     uint64_t total = 0;
     int pid = 0;
   };

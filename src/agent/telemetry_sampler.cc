@@ -165,7 +165,9 @@ void TelemetrySampler::take_sample(int64_t now) {
       seen.insert(r.sample.rank);
     }
     r.sample.gpu = gpu_of(r.worker);
-    if (running || r.sample.steps > 0) sample.ranks.push_back(r.sample);
+    // An ended rank once more when it stepped, or made its optimizer, since the last sample: the head judges a
+    // failure before the first step by it (launch/first_step.h).
+    if (running || r.sample.steps > 0 || r.news) sample.ranks.push_back(r.sample);
   }
   std::erase_if(processes_, [&](const auto& entry) { return !seen.contains(entry.first); });
   sample.node = node_.sample(now, ranks_ticks);

@@ -51,7 +51,8 @@ void add_restart_flags(CLI::App& app, launch::LaunchRequest& request) {
       ->group(group);
   app.add_option("--restart-on", request.restart_on,
                  "node: retry node faults and failures not known to be the workload's, stop on the same exception "
-                 "on every rank or a --no-restart-exit-codes code; any: retry every failure")
+                 "on every rank, a failure before the first training step or a --no-restart-exit-codes code; any: "
+                 "retry every failure")
       ->check(CLI::IsMember({"node", "any"}))
       ->capture_default_str()
       ->group(group);

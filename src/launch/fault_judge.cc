@@ -33,10 +33,9 @@ std::string last_exception(const diagnosis::RankFailure& failure) {
 }
 
 Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const diagnosis::Diagnosis& diagnosis,
-                  int world_size, const std::function<std::optional<size_t>(const std::string&)>& host_of,
-                  const std::map<size_t, std::string>& gpu_faults) {
-  if (!gpu_faults.empty()) {
-    const auto& [node, text] = *gpu_faults.begin();
+                  const AttemptFacts& facts) {
+  if (!facts.gpu_faults.empty()) {
+    const auto& [node, text] = *facts.gpu_faults.begin();
     return Fault{Fault::Kind::node, text, node, ""};
   }
   std::string first;
@@ -54,12 +53,16 @@ Fault judge_fault(const std::vector<diagnosis::RankFailure>& failures, const dia
   for (const auto& failure : failures) {
     if (failure.root) root_exception = last_exception(failure);
   }
-  if (same >= std::min(2, world_size) && same > 0) {
+  if (same >= std::min(2, facts.world_size) && same > 0) {
     return Fault{Fault::Kind::workload, fmt::format("the same exception on every rank ({})", first), std::nullopt,
                  first};
   }
-  Fault fault = classify(diagnosis, failures, host_of);
+  Fault fault = classify(diagnosis, failures, facts.host_of);
   fault.exception = root_exception;
+  if (fault.kind == Fault::Kind::unknown && facts.first_step == FirstStep::not_reached) {
+    fault.kind = Fault::Kind::workload;
+    fault.reason = fmt::format("{}, before any rank's first step", fault.reason);
+  }
   return fault;
 }
 

@@ -192,15 +192,15 @@ FailureEvidence Launcher::evidence(const Attempt& attempt) {
 Fault Launcher::judge(const Attempt& attempt) {
   auto gpu = gpu_faults_;  // of the attempt's nodes only: a spare's bad GPU did not fail this attempt
   std::erase_if(gpu, [&](const auto& f) { return std::ranges::find(attempt.nodes, f.first) == attempt.nodes.end(); });
-  FailureEvidence facts = evidence(attempt);
-  auto failures = failed_ranks(facts);
+  auto failures = failed_ranks(evidence(attempt));
   auto diagnosis = diagnosis::diagnose(options_.catalogue, failures, diagnosis::ClusterFacts{});
   auto names = node_names();
-  return judge_fault(failures, diagnosis, attempt.plan.world_size, [&](const std::string& name) -> std::optional<size_t> {
+  AttemptFacts known{attempt.plan.world_size, [&](const std::string& name) -> std::optional<size_t> {
     auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) return std::nullopt;
     return static_cast<size_t>(it - names.begin());
-  }, gpu);
+  }, std::move(gpu), telemetry_->first_step(attempt.number)};
+  return judge_fault(failures, diagnosis, known);
 }
 
 void Launcher::attempt_started(const Attempt& attempt) {

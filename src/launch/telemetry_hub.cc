@@ -35,7 +35,8 @@ TelemetryHub::TelemetryHub(const LaunchOptions& options, std::string job_id, std
       unix_offset_ms_(posix::unix_time_ms() - posix::monotonic_ms()),
       store_(posix::unix_time_ms()),
       live_(options.telemetry.straggler_window_ms),
-      detector_({options.telemetry.straggler_threshold, options.telemetry.straggler_window_ms}) {}
+      detector_({options.telemetry.straggler_threshold, options.telemetry.straggler_window_ms}),
+      first_steps_(options.telemetry.enabled && !options.telemetry.step_pattern.empty()) {}
 
 void TelemetryHub::prepare_spawn(size_t node, protocol::SpawnWorker& spawn) {
   if (!options_.enabled) return;
@@ -62,6 +63,7 @@ void TelemetryHub::on_message(size_t node, const protocol::AgentMessage& message
   live_.add(name, sample, now_ms);
   for (const auto& rank : sample.ranks) {
     if (rank.steps > 0 && rank.source != 0) detector_.add(rank.rank, now_ms, rank.compute_us / 1000.0);
+    if (attempt) first_steps_.add(attempt->number, rank);
   }
 }
 

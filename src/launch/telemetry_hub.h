@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch/first_step.h"
 #include "launch/job_machine.h"
 #include "launch/launch_options.h"
 #include "launch/launch_output.h"
@@ -34,6 +35,8 @@ class TelemetryHub {
   void prepare_spawn(size_t node, protocol::SpawnWorker& spawn);
   void on_message(size_t node, const protocol::AgentMessage& message, int64_t now_ms);
   void tick(int64_t now_ms);  // once per loop round; works once a second
+  // Whether attempt `attempt`'s ranks reached their first step (unknown with telemetry off).
+  FirstStep first_step(int attempt) const { return first_steps_.of(attempt); }
 
   // `muster top`'s snapshot: every node, the ranks of `expand` (or of all).
   nlohmann::json top(bool all_ranks, const std::set<std::string>& expand, int64_t now_ms) const;
@@ -62,6 +65,7 @@ class TelemetryHub {
   telemetry::Store store_;
   telemetry::LiveView live_;
   telemetry::StragglerDetector detector_;
+  FirstStepWatch first_steps_;
   std::map<uint32_t, telemetry::StragglerNote> stragglers_;
   nlohmann::json named_ = nlohmann::json::array();  // every straggler named, for the manifest and the report
   std::set<std::pair<size_t, int>> started_;         // (node, attempt) sent TelemetryStart

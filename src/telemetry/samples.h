@@ -30,6 +30,7 @@ const char* step_source_name(StepSource source);
 
 // RankSample::flags
 inline constexpr uint32_t kRankOwnCgroup = 1;  // its process is in another CPU cgroup than its agent (moved there)
+inline constexpr uint32_t kRankStepsCounted = 2;  // its steps are counted (the hook saw an optimizer made, or it stepped)
 
 struct RankSample {
   uint32_t rank = 0;

@@ -7,6 +7,7 @@
 #   2. the resume contract: TORCHELASTIC_RESTART_COUNT, MUSTER_ATTEMPT and MUSTER_RESTART_REASON in the next attempt;
 #      the manifest keeps each attempt, `muster why` lists them;
 #   3. the same exception on every rank is not restarted by default (the reason said), but is with --restart-on any;
+#      nor is a failure before the first training step (where steps are counted), but one after it is;
 #      --no-restart-exit-codes and the thrash guard stop the job;
 #   4. spares: three virtual nodes, --nnodes 2, one node's agent killed: it is excluded and the spare joins (exit 0);
 #      with --nnodes 3 (no spare) the job stops with a clear reason and leaves nothing behind;
@@ -113,6 +114,62 @@ rc=0
 "$MUSTER" launch --job-id "$JOB" --nproc-per-node 2 --max-restarts 1 --restart-on any -- python3 -c "$SAME_EXCEPTION" \
   all >out 2>&1 || rc=$?
 assert_eq 2 "$(manifest_get "muster-runs/$JOB" 'len(m["attempts"])')" "attempts with --restart-on any"
+
+# A failure before the first training step: rank 1 makes its model and optimizer (the hook then counts its steps)
+# and fails while it "loads its data"; no rank has stepped, so no retry can help: one attempt, the reason said. The
+# same failure after two steps is retried (attempt 2 ends 0): only a failure before any step is the workload's.
+readonly BEFORE_STEP='
+import os, sys, time
+import torch
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+steps = 0 if sys.argv[1] == "before" else 2
+for _ in range(steps):
+    optimizer.zero_grad()
+    model(torch.ones(2, 4)).sum().backward()
+    optimizer.step()
+if sys.argv[2:] == ["always"] or os.environ["MUSTER_ATTEMPT"] == "0":
+    if os.environ["RANK"] != "1":
+        time.sleep(60)
+    raise FileNotFoundError("data/train.bin")
+'
+PY=/usr/bin/python3  # Debian's, with python3-torch (not whichever python3 comes first in PATH)
+"$PY" -c 'import torch' 2>/dev/null || fail "needs Debian's python3-torch (scripts/install-deps)"
+job before-step
+rc=0
+"$MUSTER" launch --job-id "$JOB" --nproc-per-node 2 --max-restarts 3 --grace 1 -- "$PY" -c "$BEFORE_STEP" before \
+  >out 2>&1 || rc=$?
+[[ $rc == 1 ]] || fail "a failure before the first step: exit $rc, expected 1: $(tail -n 20 out)"
+assert_contains "$(cat out)" "(rank 1 on localhost), before any rank's first step: a restart would fail the same way" "the reason"
+assert_eq 1 "$(manifest_get "muster-runs/$JOB" 'len(m["attempts"])')" "attempts of a failure before the first step"
+# The same with torch >= 2's global step hooks (the stand-in package of tests/local/telemetry: Debian has torch 1.13).
+job before-step-torch2
+rc=0
+"$MUSTER" launch --job-id "$JOB" --nproc-per-node 2 --max-restarts 3 --grace 1 -- "$PY" -c '
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import torch.optim.optimizer as optimizer_module
+optimizer = optimizer_module.Optimizer()
+if os.environ["RANK"] != "1":
+    time.sleep(60)
+raise FileNotFoundError("data/train.bin")' "$LOCAL_TEST_DIR/telemetry/fake_torch2" >out 2>&1 || rc=$?
+[[ $rc == 1 ]] || fail "a failure before the first step (torch 2's hooks): exit $rc, expected 1: $(tail -n 20 out)"
+assert_contains "$(cat out)" "before any rank's first step: a restart would fail the same way" "the reason (torch 2)"
+job after-step
+rc=0
+"$MUSTER" launch --job-id "$JOB" --nproc-per-node 2 --max-restarts 3 --grace 1 -- "$PY" -c "$BEFORE_STEP" after \
+  >out 2>&1 || rc=$?
+[[ $rc == 0 ]] || fail "a failure after two steps is retried: exit $rc: $(tail -n 20 out)"
+assert_eq 2 "$(manifest_get "muster-runs/$JOB" 'len(m["attempts"])')" "attempts of a failure after the first step"
+# Where nothing counts steps (MUSTER_STEP_TIMING=0: no hook) the same failure is not known to be the workload's:
+# retried, then stopped because attempt 2 failed as attempt 1 did.
+job before-uncounted
+rc=0
+MUSTER_STEP_TIMING=0 "$MUSTER" launch --job-id "$JOB" --nproc-per-node 2 --max-restarts 3 --grace 1 \
+  --env MUSTER_STEP_TIMING -- "$PY" -c "$BEFORE_STEP" before always >out 2>&1 || rc=$?
+[[ $rc == 1 ]] || fail "uncounted steps: exit $rc, expected 1: $(tail -n 20 out)"
+assert_eq 2 "$(manifest_get "muster-runs/$JOB" 'len(m["attempts"])')" "attempts when steps are not counted"
+assert_contains "$(cat out)" "attempt 2 failed with the same exception as attempt 1 (FileNotFoundError" "the reason"
 
 job codes
 rc=0

@@ -30,7 +30,9 @@
 #    the all-reduce of the gradients that was not hidden behind the backward pass). On GPUs that is what the CPU
 #    waits; a CUDA stream's own waits are not seen. Each step (the first with time 0: its start is unknown) is written into a ring in a shared mapping,
 #    $MUSTER_STEPS_PREFIX<pid> (src/telemetry/step_ring.h), which the agent reads once a second: no system call per
-#    step. A child made by fork() writes its own file.
+#    step. A child made by fork() writes its own file. The ring is made, with no step in it, as soon as the process
+#    makes an optimizer: the head then knows that this rank's steps are counted, and a failure before any step of
+#    the attempt is the workload's (docs/design/resilience.md, "Whose fault").
 # 4. Then the sitecustomize this file shadows (Debian's, a virtualenv's, the user's own) runs as if it had been
 #    imported directly, so nothing the user had is lost.
 # Nothing here changes what the program computes, and no failure here may stop it.
@@ -248,6 +250,11 @@ class _MusterSteps(object):
             return
         self.step_done()
 
+    def ready(self):
+        """An optimizer was made: the ring exists from now on, with no step yet."""
+        if self.map is None:
+            self._open()
+
     def step_done(self):
         now = self.clock()
         last, self.last_end = self.last_end, now
@@ -273,11 +280,22 @@ class _MusterSteps(object):
     def patch_optimizer(self, module):
         import functools
         steps = self
+        base = module.Optimizer
         if hasattr(module, "register_optimizer_step_pre_hook") and hasattr(module, "register_optimizer_step_post_hook"):
             module.register_optimizer_step_pre_hook(lambda optimizer, args, kwargs: steps.pre(optimizer))
             module.register_optimizer_step_post_hook(lambda optimizer, args, kwargs: steps.post(optimizer))
+            made = base.__init__
+
+            @functools.wraps(made)
+            def announced(self, *args, **kwargs):
+                out = made(self, *args, **kwargs)
+                try:
+                    steps.ready()
+                except Exception:
+                    pass
+                return out
+            base.__init__ = announced
             return
-        base = module.Optimizer
 
         def counted(step):
             @functools.wraps(step)
@@ -302,6 +320,7 @@ class _MusterSteps(object):
                 out = method(self, *args, **kwargs)
                 try:
                     wrap_class(self)
+                    steps.ready()
                 except Exception:
                     pass
                 return out

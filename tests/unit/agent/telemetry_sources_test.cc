@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -106,6 +107,33 @@ TEST_F(StepSourcesTest, WhatAWorkerPlantsUnderItsPrefixIsNotARing) {
   auto ranks = sources.collect(start, 1000);
   EXPECT_LT(posix::monotonic_ms() - start, 1000);
   EXPECT_TRUE(ranks.empty());  // nothing counted: the link's target is a ring, but links are not followed
+}
+
+// The hook makes its ring when the process makes an optimizer, before any step: the rank is said to count its
+// steps (once as news, for the sample of a worker that ends), with no step yet; a process without one says nothing.
+TEST_F(StepSourcesTest, ARingWithNoStepYetSaysTheStepsAreCounted) {
+  StepSources sources(*loop_);
+  sources.configure(nullptr, false);
+  std::vector<std::string> env;
+  ASSERT_TRUE(sources.prepare(dir_.string(), 5, env));
+  EXPECT_FALSE(sources.has_steps(5));
+  std::string prefix = posix::find_variable(env, "MUSTER_STEPS_PREFIX").value_or("");
+  std::vector<char> ring;
+  telemetry::step_ring_put(ring, 8, 5, 77, 0, {1, 0, 0, 0});
+  std::memset(ring.data() + 24, 0, 8);  // the count: no step yet (as the hook writes it when an optimizer is made)
+  std::ofstream(prefix + "77", std::ios::binary).write(ring.data(), static_cast<std::streamsize>(ring.size()));
+  EXPECT_TRUE(sources.has_steps(5));
+  auto ranks = sources.collect(posix::monotonic_ms(), 1000);
+  ASSERT_EQ(ranks.size(), 1u);
+  EXPECT_EQ(ranks[0].sample.rank, 5u);
+  EXPECT_EQ(ranks[0].sample.steps, 0u);
+  EXPECT_EQ(ranks[0].sample.total_steps, 0u);
+  EXPECT_EQ(ranks[0].sample.flags & telemetry::kRankStepsCounted, telemetry::kRankStepsCounted);
+  EXPECT_TRUE(ranks[0].news);
+  ranks = sources.collect(posix::monotonic_ms(), 1000);
+  ASSERT_EQ(ranks.size(), 1u);
+  EXPECT_EQ(ranks[0].sample.flags & telemetry::kRankStepsCounted, telemetry::kRankStepsCounted);
+  EXPECT_FALSE(ranks[0].news);
 }
 
 TEST_F(StepSourcesTest, PatternStepsOfAWorkerWithoutAHook) {

@@ -20,11 +20,16 @@ std::optional<size_t> host_of(const std::string& name) {
   return static_cast<size_t>(std::stoi(name.substr(4)) - 1);
 }
 
+AttemptFacts facts(int world_size, std::map<size_t, std::string> gpu_faults = {},
+                   FirstStep first_step = FirstStep::unknown) {
+  return AttemptFacts{world_size, host_of, std::move(gpu_faults), first_step};
+}
+
 TEST(FaultJudge, TheSameExceptionOnEveryRankIsTheWorkloads) {
   std::vector<diagnosis::RankFailure> failures = {
       failed(0, "node1", {"Traceback (most recent call last):", "ValueError: bad config"}, true),
       failed(1, "node2", {"ValueError: bad config"})};
-  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of);
+  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, facts(2));
   EXPECT_EQ(Fault::Kind::workload, fault.kind);
   EXPECT_NE(std::string::npos, fault.reason.find("the same exception on every rank (ValueError: bad config)"));
   EXPECT_EQ("ValueError: bad config", fault.exception);
@@ -33,7 +38,7 @@ TEST(FaultJudge, TheSameExceptionOnEveryRankIsTheWorkloads) {
 TEST(FaultJudge, DifferentExceptionsAreNotCalledTheWorkloads) {
   std::vector<diagnosis::RankFailure> failures = {failed(0, "node1", {"RuntimeError: NCCL error"}, true),
                                                   failed(1, "node2", {"ConnectionResetError: peer"})};
-  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of);
+  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, facts(2));
   EXPECT_EQ(Fault::Kind::unknown, fault.kind);
   EXPECT_EQ("rank 0 on node1 failed (exit 1)", fault.reason);
   EXPECT_EQ("RuntimeError: NCCL error", fault.exception);
@@ -49,7 +54,7 @@ TEST(FaultJudge, ACatalogueEntryOfTheNodesNamesItsNode) {
   diagnosis.node = "node3";
   diagnosis.title = oom.title;  // the title as matched, placeholders expanded
   std::vector<diagnosis::RankFailure> failures = {failed(5, "node3", {}, true)};
-  Fault fault = judge_fault(failures, diagnosis, 8, host_of);
+  Fault fault = judge_fault(failures, diagnosis, facts(8));
   EXPECT_EQ(Fault::Kind::node, fault.kind);
   EXPECT_EQ(std::optional<size_t>(2), fault.node);
   EXPECT_EQ("killed by the kernel's OOM killer (rank 5)", fault.reason);
@@ -60,13 +65,44 @@ TEST(FaultJudge, ANodesOwnGpuFaultDecidesBeforeWhatTheRanksSaid) {
   // workload's and the job would stop; with it, node2 is at fault and is left out.
   std::vector<diagnosis::RankFailure> failures = {failed(0, "node1", {"RuntimeError: CUDA error"}, true),
                                                   failed(1, "node2", {"RuntimeError: CUDA error"})};
-  Fault without = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of);
+  Fault without = judge_fault(failures, diagnosis::Diagnosis{}, facts(2));
   EXPECT_EQ(Fault::Kind::workload, without.kind);
   std::map<size_t, std::string> gpu = {{1, "GPU 0 (0000:3b:00) XID 79 (GPU has fallen off the bus)"}};
-  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, 2, host_of, gpu);
+  Fault fault = judge_fault(failures, diagnosis::Diagnosis{}, facts(2, gpu));
   EXPECT_EQ(Fault::Kind::node, fault.kind);
   EXPECT_EQ(std::optional<size_t>(1), fault.node);
   EXPECT_EQ("GPU 0 (0000:3b:00) XID 79 (GPU has fallen off the bus)", fault.reason);
+}
+
+// A failure nothing else explains, where steps are counted and no rank made one: the workload's (it would fail so
+// on every try). Where some rank stepped, or nobody counts steps, it stays unknown (retried).
+TEST(FaultJudge, AFailureBeforeTheFirstStepIsTheWorkloads) {
+  std::vector<diagnosis::RankFailure> failures = {failed(1, "node2", {"FileNotFoundError: data/train.bin"}, true)};
+  Fault before = judge_fault(failures, diagnosis::Diagnosis{}, facts(2, {}, FirstStep::not_reached));
+  EXPECT_EQ(Fault::Kind::workload, before.kind);
+  EXPECT_EQ("rank 1 on node2 failed (exit 1), before any rank's first step", before.reason);
+  EXPECT_EQ("FileNotFoundError: data/train.bin", before.exception);
+  EXPECT_EQ(Fault::Kind::unknown, judge_fault(failures, diagnosis::Diagnosis{}, facts(2, {}, FirstStep::reached)).kind);
+  EXPECT_EQ(Fault::Kind::unknown, judge_fault(failures, diagnosis::Diagnosis{}, facts(2, {}, FirstStep::unknown)).kind);
+}
+
+// Before the first step a node's fault is still the node's: its catalogue entry, its GPU.
+TEST(FaultJudge, ANodesFaultBeforeTheFirstStepIsStillTheNodes) {
+  diagnosis::FailureEntry nccl;
+  nccl.title = "NCCL could not reach a peer";
+  nccl.fault = diagnosis::FaultClass::node;
+  diagnosis::Diagnosis diagnosis;
+  diagnosis.entry = &nccl;
+  diagnosis.rank = 2;
+  diagnosis.node = "node2";
+  diagnosis.title = nccl.title;
+  std::vector<diagnosis::RankFailure> failures = {failed(2, "node2", {"RuntimeError: NCCL error"}, true)};
+  Fault fault = judge_fault(failures, diagnosis, facts(4, {}, FirstStep::not_reached));
+  EXPECT_EQ(Fault::Kind::node, fault.kind);
+  EXPECT_EQ(std::optional<size_t>(1), fault.node);
+  Fault gpu = judge_fault(failures, diagnosis::Diagnosis{}, facts(4, {{2, "GPU 1 XID 48"}}, FirstStep::not_reached));
+  EXPECT_EQ(Fault::Kind::node, gpu.kind);
+  EXPECT_EQ(std::optional<size_t>(2), gpu.node);
 }
 
 TEST(FaultJudge, LastExceptionReadsTheLastExceptionLine) {
