@@ -74,8 +74,15 @@ void prune_run_states(const std::string& runs, const std::string& node, int64_t 
     for (const auto& name : *nodes) {
       auto st = job_dir->stat(name);
       if (!st || !*st || !(*st)->is_dir()) continue;
-      auto node_dir = job_dir->open_dir(name);
-      entries.push_back({job, name, (*st)->mtime_ns, node_dir && in_use(*node_dir)});
+      // Whether it is in use matters only to an entry the policy may prune or count: an old one, or this node's.
+      // Another node's young directory is one stat (on a shared home: hundreds of them, at every agent's start).
+      bool relevant = now_ns - (*st)->mtime_ns > policy.max_age_ns || name == node;
+      bool used = false;
+      if (relevant) {
+        auto node_dir = job_dir->open_dir(name);
+        used = node_dir && in_use(*node_dir);
+      }
+      entries.push_back({job, name, (*st)->mtime_ns, used});
     }
   }
   for (size_t i : entries_to_prune(entries, node, now_ns, policy)) {

@@ -1,6 +1,7 @@
 #include "agent/telemetry_sampler.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/core.h>
 
@@ -40,7 +41,7 @@ TelemetrySampler::TelemetrySampler(posix::EventLoop& loop, HeadLink& head, Worke
       gpus_(loop),
       steps_(loop),
       agent_cgroup_(cpu_cgroup_of(0).path) {
-  timer_ = loop_.timer([this](int64_t now) { sample(now); });
+  timer_ = loop_.timer([this](int64_t now) { on_timer(now); });
 }
 
 void TelemetrySampler::start(const protocol::TelemetryStart& start) {
@@ -56,17 +57,41 @@ void TelemetrySampler::start(const protocol::TelemetryStart& start) {
   gpus_.start(interval_ms_, now);
   if (!started_) {
     started_ = true;
-    (void)node_.sample(now, 0);  // the baseline of the first interval
+    baseline_due_ = true;
     last_ms_ = now;
+    timer_.arm(now + std::min<int64_t>(kBaselineDelayMs, interval_ms_));
+    return;
   }
+  if (!baseline_due_) timer_.arm(now + interval_ms_);
+}
+
+void TelemetrySampler::on_timer(int64_t now) {
+  if (!baseline_due_) return sample(now);
+  take_baseline(now);
   timer_.arm(now + interval_ms_);
+}
+
+// The first interval's baseline (the node's counters), and the job's interface once a spawn named it.
+void TelemetrySampler::take_baseline(int64_t now) {
+  baseline_due_ = false;
+  if (interface_due_) choose_interface();
+  (void)node_.sample(now, 0);
+  last_ms_ = now;
 }
 
 void TelemetrySampler::prepare(protocol::SpawnWorker& spawn) {
   facts_[spawn.worker] = Facts{env_value(spawn.env, "LOCAL_RANK"), env_value(spawn.env, "CUDA_VISIBLE_DEVICES")};
-  choose_interface(spawn.env);
+  nccl_ifname_ = env_value(spawn.env, "NCCL_SOCKET_IFNAME");
+  gloo_ifname_ = env_value(spawn.env, "GLOO_SOCKET_IFNAME");
+  master_addr_ = env_value(spawn.env, "MASTER_ADDR");
+  interface_due_ = true;
   if ((spawn.features & protocol::kFeatureSteps) == 0) return;
-  auto prepared = steps_.prepare(job_node_dir(spawn.job, node_name_), spawn.worker, spawn.env);
+  if (!step_dir_) {
+    const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+    step_dir_ = StepFilesDir::make(runtime ? runtime : "", "/dev/shm", posix::effective_uid(),
+                                   job_node_dir(spawn.job, node_name_));
+  }
+  auto prepared = steps_.prepare(step_dir_->path(), spawn.worker, spawn.env);
   if (!prepared && !step_error_sent_) {
     step_error_sent_ = true;
     head_.send(protocol::AgentError{"no step timing on this node: " + prepared.error().message});
@@ -75,10 +100,11 @@ void TelemetrySampler::prepare(protocol::SpawnWorker& spawn) {
 
 // The job's interface: the one its NCCL/gloo variables name, else the one that reaches MASTER_ADDR (an address of
 // this node's own: its interface; a loopback address: lo).
-void TelemetrySampler::choose_interface(const std::vector<std::string>& env) {
-  std::string chosen = named_interface(env_value(env, "NCCL_SOCKET_IFNAME"));
-  if (chosen.empty()) chosen = named_interface(env_value(env, "GLOO_SOCKET_IFNAME"));
-  std::string master = env_value(env, "MASTER_ADDR");
+void TelemetrySampler::choose_interface() {
+  interface_due_ = false;
+  std::string chosen = named_interface(nccl_ifname_);
+  if (chosen.empty()) chosen = named_interface(gloo_ifname_);
+  const std::string& master = master_addr_;
   if (chosen.empty() && !master.empty()) {
     if (auto addresses = posix::interface_addresses()) {
       for (const auto& address : *addresses) {
@@ -126,6 +152,8 @@ void TelemetrySampler::sample(int64_t now) {
 }
 
 void TelemetrySampler::take_sample(int64_t now) {
+  if (baseline_due_) take_baseline(now);  // a worker that ended within kBaselineDelayMs
+  if (interface_due_) choose_interface();
   uint32_t interval = static_cast<uint32_t>(std::max<int64_t>(now - last_ms_, 1));
   last_ms_ = now;
   telemetry::NodeSample sample;

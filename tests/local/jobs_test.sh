@@ -190,7 +190,9 @@ attach_command() {
 
   # Attached to the end: exits with the job's code; --ranks filters.
   job attach-end
-  detach "$JOB" --nproc-per-node 2 -- sh -c "$(ticker 40); exit 3"
+  # Rank 1 ends first (rank 0 waits for it): under load the two tickers drift, and rank 0 failing first would stop
+  # rank 1 before its last line.
+  detach "$JOB" --nproc-per-node 2 -- sh -c "$(ticker 40); [ \$RANK = 1 ] || sleep 30; exit 3"
   rc=0
   "$MUSTER" attach "$JOB" --ranks 1 >"$WORK/attach-end.out" 2>&1 || rc=$?
   assert_eq 3 "$rc" "exit code of attach when the job ends (its code)"
