@@ -26,7 +26,7 @@ any_testbed_running() { [[ -n $(node_init_cmdlines) ]]; }
 
 # PID-1 of a node: runs in the node's fresh namespaces; makes the private mounts, sets the hostname, starts
 # sshd, then only reaps orphans (bash reaps any child on SIGCHLD) until it is killed.
-readonly NODE_MOUNTS="data:/data run:/run shm:/dev/shm etc/hosts:/etc/hosts etc/hostname:/etc/hostname root:/root tmp:/tmp"
+readonly NODE_MOUNTS="data:/data run:/run etc/hosts:/etc/hosts etc/hostname:/etc/hostname root:/root tmp:/tmp"
 
 node_init() {
   local name=$1 dir=$2 spec
@@ -35,6 +35,9 @@ node_init() {
   for spec in $NODE_MOUNTS; do  # /tmp last: it may hide $dir itself
     mount --rbind "$dir/${spec%%:*}" "${spec#*:}"
   done
+  # /dev/shm as on a real machine: a tmpfs of the node's own (a directory on the head's disk made every file there
+  # cost a journal wait), gone with the node's mount namespace.
+  mount -t tmpfs -o mode=1777,size=1g,nosuid,nodev testbed-shm /dev/shm
   echo "$name" >/proc/sys/kernel/hostname
   /usr/sbin/sshd -D -f /run/testbed/sshd_config -E /run/testbed/sshd.log </dev/null &
   sleep infinity &
@@ -64,8 +67,8 @@ prepare_node_dir() {
   local k=$1 dir=$STATE/nodes/node$1
   mkdir -p "$dir"
   if [[ ${SHARED_HOME:-0} == 1 ]]; then ln -s "$STATE/home" "$dir/root"; fi
-  mkdir -p "$dir"/{data,run/testbed,etc,root/.ssh,root/.cache} "$dir"/{tmp,shm} "$dir/run/sshd"
-  chmod 1777 "$dir/tmp" "$dir/shm"
+  mkdir -p "$dir"/{data,run/testbed,etc,root/.ssh,root/.cache} "$dir"/tmp "$dir/run/sshd"
+  chmod 1777 "$dir/tmp"
   chmod 0700 "$dir/root" "$dir/root/.ssh"
   : >"$dir/root/.bashrc"
   : >"$dir/root/.profile"
