@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "posix/clock.h"
 #include "posix/dir.h"
 #include "posix/file.h"
 #include "util/random.h"
@@ -13,6 +14,23 @@ namespace muster::agent {
 namespace {
 
 constexpr const char* kLock = ".lock";
+constexpr const char* kPruned = ".pruned";  // its mtime: the last look for gone agents' directories
+constexpr int64_t kPruneEveryNs = int64_t{600} * 1'000'000'000;
+
+// At most one look every kPruneEveryNs, by one agent at a time: 1,000 agents of virtual nodes starting at once
+// on one machine would otherwise each try the lock of every other one's directory.
+void prune_now_and_then(const std::string& parent) {
+  std::string stamp = parent + "/" + kPruned;
+  auto seen = posix::lstat_path(stamp);
+  int64_t now = posix::wall_clock_ns();
+  if (seen && *seen && now - (*seen)->mtime_ns < kPruneEveryNs) return;
+  auto lock = posix::open_append(stamp, false, 0600);
+  if (!lock) return;
+  auto taken = posix::try_lock_exclusive(lock->get());
+  if (!taken || !*taken) return;  // another agent is looking
+  remove_abandoned_step_dirs(parent);
+  (void)posix::set_fd_meta(lock->get(), 0600, now);
+}
 
 }  // namespace
 
@@ -26,7 +44,7 @@ StepFilesDir StepFilesDir::make(const std::string& runtime, const std::string& s
     if (!posix::ensure_private_dir(parent)) continue;  // not ours alone (another user made it first)
     auto dir = posix::Dir::open(parent);
     if (!dir) continue;
-    remove_abandoned_step_dirs(parent);
+    prune_now_and_then(parent);
     for (int attempt = 0; attempt < 4; ++attempt) {
       std::string name = "a-" + random_hex(12);
       if (!dir->make_dir(name, 0700)) continue;

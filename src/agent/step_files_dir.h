@@ -7,7 +7,8 @@
 //   `fallback` (the job's state directory on the node) when neither is a directory of this user's alone;
 // below it, a directory of this agent's own (a-<random>) with an flock held on its `.lock` for the agent's life.
 // Made, the directories of agents that are gone (their lock free: killed, crashed) are removed, so nothing stays in
-// memory; this agent's goes when the StepFilesDir is destroyed.
+// memory for long (a look at most every 10 minutes, by one agent at a time: a thousand agents of virtual nodes start
+// at once on one machine); this agent's goes when the StepFilesDir is destroyed.
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -51,6 +52,11 @@ TEST_F(StepFilesDirTest, AGoneAgentsDirectoryIsRemovedALiveOnesIsNot) {
   std::ofstream(parent() + "/a-crashed/.lock");
   std::ofstream(parent() + "/a-crashed/ring-7") << "left by an agent killed with -9";
   std::filesystem::create_directories(parent() + "/other");  // not an agent's: left alone
+  // Looked for at most every 10 minutes: the first make() looked a moment ago, so the next one does not.
+  StepFilesDir soon = StepFilesDir::make("", shm(), posix::effective_uid(), "");
+  EXPECT_TRUE(std::filesystem::exists(parent() + "/a-crashed"));
+  std::filesystem::last_write_time(parent() + "/.pruned",
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::minutes(11));
   StepFilesDir next = StepFilesDir::make("", shm(), posix::effective_uid(), "");
   EXPECT_FALSE(std::filesystem::exists(parent() + "/a-crashed"));
   EXPECT_TRUE(std::filesystem::exists(live.path()));
