@@ -20,6 +20,24 @@ std::optional<size_t> host_of(const std::string& name) {
   return static_cast<size_t>(std::stoi(name.substr(4)) - 1);
 }
 
+// A catalogue entry that calls the failure the node's.
+diagnosis::FailureEntry node_entry(std::string title) {
+  diagnosis::FailureEntry entry;
+  entry.title = std::move(title);
+  entry.fault = diagnosis::FaultClass::node;
+  return entry;
+}
+
+// `entry` matched on rank `rank` of `node` (its title as matched: placeholders expanded).
+diagnosis::Diagnosis matched(const diagnosis::FailureEntry& entry, int rank, const std::string& node) {
+  diagnosis::Diagnosis diagnosis;
+  diagnosis.entry = &entry;
+  diagnosis.rank = rank;
+  diagnosis.node = node;
+  diagnosis.title = entry.title;
+  return diagnosis;
+}
+
 AttemptFacts facts(int world_size, std::map<size_t, std::string> gpu_faults = {},
                    FirstStep first_step = FirstStep::unknown) {
   return AttemptFacts{world_size, host_of, std::move(gpu_faults), first_step};
@@ -45,14 +63,8 @@ TEST(FaultJudge, DifferentExceptionsAreNotCalledTheWorkloads) {
 }
 
 TEST(FaultJudge, ACatalogueEntryOfTheNodesNamesItsNode) {
-  diagnosis::FailureEntry oom;
-  oom.title = "killed by the kernel's OOM killer";
-  oom.fault = diagnosis::FaultClass::node;
-  diagnosis::Diagnosis diagnosis;
-  diagnosis.entry = &oom;
-  diagnosis.rank = 5;
-  diagnosis.node = "node3";
-  diagnosis.title = oom.title;  // the title as matched, placeholders expanded
+  diagnosis::FailureEntry oom = node_entry("killed by the kernel's OOM killer");
+  diagnosis::Diagnosis diagnosis = matched(oom, 5, "node3");
   std::vector<diagnosis::RankFailure> failures = {failed(5, "node3", {}, true)};
   Fault fault = judge_fault(failures, diagnosis, facts(8));
   EXPECT_EQ(Fault::Kind::node, fault.kind);
@@ -88,14 +100,8 @@ TEST(FaultJudge, AFailureBeforeTheFirstStepIsTheWorkloads) {
 
 // Before the first step a node's fault is still the node's: its catalogue entry, its GPU.
 TEST(FaultJudge, ANodesFaultBeforeTheFirstStepIsStillTheNodes) {
-  diagnosis::FailureEntry nccl;
-  nccl.title = "NCCL could not reach a peer";
-  nccl.fault = diagnosis::FaultClass::node;
-  diagnosis::Diagnosis diagnosis;
-  diagnosis.entry = &nccl;
-  diagnosis.rank = 2;
-  diagnosis.node = "node2";
-  diagnosis.title = nccl.title;
+  diagnosis::FailureEntry nccl = node_entry("NCCL could not reach a peer");
+  diagnosis::Diagnosis diagnosis = matched(nccl, 2, "node2");
   std::vector<diagnosis::RankFailure> failures = {failed(2, "node2", {"RuntimeError: NCCL error"}, true)};
   Fault fault = judge_fault(failures, diagnosis, facts(4, {}, FirstStep::not_reached));
   EXPECT_EQ(Fault::Kind::node, fault.kind);
