@@ -45,8 +45,7 @@ std::unique_ptr<DataOutbound> DataOutbound::connect(posix::EventLoop& loop, cons
 
 DataOutbound::DataOutbound(posix::EventLoop& loop, std::string address, int port, DataLinkParams params,
                            LinkedCallback on_linked, FailedCallback on_failed)
-    : loop_(loop),
-      address_(std::move(address)),
+    : address_(std::move(address)),
       port_(port),
       params_(std::move(params)),
       on_linked_(std::move(on_linked)),

@@ -89,7 +89,6 @@ class DataOutbound {
   void fail(const std::string& why);
   void on_timeout();
 
-  posix::EventLoop& loop_;
   std::string address_;
   int port_;
   DataLinkParams params_;
