@@ -61,12 +61,25 @@ bool in_use(const posix::Dir& dir) {
 }  // namespace
 
 void prune_run_states(const std::string& runs, const std::string& node, int64_t now_ns, const PrunePolicy& policy) {
+  std::string stamp = runs + "/.pruned-" + node;
+  auto seen = posix::lstat_path(stamp);
+  if (seen && *seen && now_ns - (*seen)->mtime_ns < policy.every_ns && (*seen)->mtime_ns <= now_ns) return;
+  auto look = posix::open_append(stamp, false, 0600);
+  if (!look) return;
+  auto mine = posix::try_lock_exclusive(look->get());
+  if (!mine || !*mine) return;  // another agent of this node name is looking
+  (void)posix::set_fd_meta(look->get(), 0600, now_ns);
   auto jobs = posix::Dir::open(runs);
   if (!jobs) return;
   auto job_names = jobs->names();
   if (!job_names) return;
   std::vector<RunStateEntry> entries;
   for (const auto& job : *job_names) {
+    if (job.starts_with(".pruned-")) {  // another node name's last look: gone with its age, as its state goes
+      auto st = jobs->stat(job);
+      if (st && *st && now_ns - (*st)->mtime_ns > policy.max_age_ns) (void)jobs->remove(job, false);
+      continue;
+    }
     auto job_dir = jobs->open_dir(job);
     if (!job_dir) continue;
     auto nodes = job_dir->names();

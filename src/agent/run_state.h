@@ -7,7 +7,10 @@
 //     prepares a job, directories untouched for 14 days go (any node's: on a shared home, nodes that never run
 //     again have theirs pruned too), and of this node's own, only the 20 newest stay;
 //   - a directory in use is never pruned: its agent holds an flock on `<dir>/.in-use` while it runs (the kernel
-//     drops it when the agent dies, so a crashed agent's directory ages out like any other).
+//     drops it when the agent dies, so a crashed agent's directory ages out like any other);
+//   - the look itself reads every job's directory (on a shared home: every node's, some thousands), so a node looks
+//     at most every 10 minutes, one agent of that node name at a time: `runs/.pruned-<node>`'s mtime says when it
+//     last did, and its flock who is looking (1,024 virtual nodes on one machine spent seconds on it at every start).
 // entries_to_prune is the pure policy; RunStateDir holds one directory's lock and prune_run_states applies it.
 #pragma once
 
@@ -23,6 +26,7 @@ namespace muster::agent {
 struct PrunePolicy {
   int64_t max_age_ns = int64_t{14} * 24 * 3600 * 1'000'000'000;
   size_t keep_per_node = 20;
+  int64_t every_ns = int64_t{600} * 1'000'000'000;  // a node looks at most this often
 };
 
 struct RunStateEntry {
@@ -58,7 +62,8 @@ class RunStateDir {
   bool held_ = false;
 };
 
-// Applies entries_to_prune to the directories below `runs` (never one whose lock a live agent holds).
+// Applies entries_to_prune to the directories below `runs` (never one whose lock a live agent holds), unless node
+// `node` looked less than policy.every_ns ago or another of its agents is looking.
 void prune_run_states(const std::string& runs, const std::string& node, int64_t now_ns,
                       const PrunePolicy& policy = {});
 

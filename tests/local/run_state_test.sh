@@ -35,6 +35,9 @@ touch -d '20 days ago' "$RUNS/ancient/othernode" "$RUNS/ancient-busy/$NODE"
 flock "$RUNS/ancient-busy/$NODE/.in-use" sleep 60 &
 BG_PIDS+=($!)
 sleep 0.3
+# The jobs above looked a moment ago, and a node looks at most every 10 minutes: forget that look.
+[[ -f $RUNS/.pruned-$NODE ]] || fail "no stamp of the last look for old state: $(ls -a "$RUNS")"
+rm -f "$RUNS/.pruned-$NODE"
 job prune
 "$MUSTER" launch -q -w localhost --job-id "$JOB" -- true >out 2>&1 || fail "launch: $(cat out)"
 [[ ! -e $RUNS/ancient ]] || fail "a directory untouched for 20 days (another node's) was not pruned"

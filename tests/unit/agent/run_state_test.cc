@@ -74,6 +74,34 @@ TEST_F(RunStateTest, ADirectoryWhoseLockIsHeldIsNeverPruned) {
   ::close(held);
 }
 
+// A node looks at most every 10 minutes (its stamp's mtime), never while another of its agents is looking.
+TEST_F(RunStateTest, ANodeLooksAtMostEveryTenMinutes) {
+  fs::create_directories(runs());
+  int64_t now = now_ns() + 100 * kDay;
+  prune_run_states(runs().string(), "n1", now);  // nothing to prune yet; the look is stamped
+  ASSERT_TRUE(fs::exists(runs() / ".pruned-n1"));
+  fs::create_directories(runs() / "j1/n2");  // another node's, "20 days old" at the times below
+  int64_t minute = int64_t{60} * 1'000'000'000;
+  prune_run_states(runs().string(), "n1", now + minute);
+  EXPECT_TRUE(fs::exists(runs() / "j1/n2"));
+  prune_run_states(runs().string(), "n2", now + minute);  // another node name has its own stamp
+  EXPECT_FALSE(fs::exists(runs() / "j1"));
+  fs::create_directories(runs() / "j3/n2");
+  int held = ::open((runs() / ".pruned-n1").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);  // another agent of n1 is looking
+  prune_run_states(runs().string(), "n1", now + 11 * minute);
+  EXPECT_TRUE(fs::exists(runs() / "j3/n2"));
+  ::close(held);
+  prune_run_states(runs().string(), "n1", now + 11 * minute);
+  EXPECT_FALSE(fs::exists(runs() / "j3"));
+  // A node name not seen for longer than the state is kept: its stamp goes too.
+  EXPECT_TRUE(fs::exists(runs() / ".pruned-n2"));
+  prune_run_states(runs().string(), "n1", now + 30 * kDay);
+  EXPECT_FALSE(fs::exists(runs() / ".pruned-n2"));
+  EXPECT_TRUE(fs::exists(runs() / ".pruned-n1"));
+}
+
 TEST_F(RunStateTest, TheAgentsEndRemovesAJobThatEndedWellKeepsAFailedOne) {
   WorkerSetup setup(41, "# hook\n", false);
   setup.set_node_name("n1");
