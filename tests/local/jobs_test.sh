@@ -329,12 +329,11 @@ detached_restart_on_spare() {
   job spare
   rm -f up.*
   detach "$JOB" -w 'vnode[1-3]' --transport local --nnodes 2 --max-restarts 2 --grace 1 -- sh -c \
-    'touch "up.$MUSTER_NODE.$MUSTER_ATTEMPT"; exec sleep 60'
-  first_up() { [[ -e $WORK/up.vnode1.0 && -e $WORK/up.vnode2.0 ]]; }
+    'echo $$ > "up.$MUSTER_NODE.$MUSTER_ATTEMPT"; exec sleep 60'
+  first_up() { [[ -s $WORK/up.vnode1.0 && -s $WORK/up.vnode2.0 ]]; }
   wait_until 30 first_up || fail "the detached job's first attempt did not start on vnode1 and vnode2"
   local pid
-  pid=$(pgrep -f -- "--node-name vnode2( |\$)" | head -n 1)
-  [[ -n $pid ]] || fail "no agent of vnode2 found"
+  pid=$(agent_of "$(cat "$WORK/up.vnode2.0")") || fail "no agent above vnode2's worker"
   kill -KILL "$pid"
   spare_up() { [[ -e $WORK/up.vnode3.1 && -e $WORK/up.vnode1.1 ]]; }
   wait_until 60 spare_up || fail "the second attempt did not start on vnode1 and the spare vnode3: $(ls up.*)"

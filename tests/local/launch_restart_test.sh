@@ -187,23 +187,22 @@ assert_contains "$(cat out)" "3 failures within 600 s: the job is thrashing" "th
 assert_eq 3 "$(manifest_get "muster-runs/$JOB" 'len(m["attempts"])')" "attempts before the thrash guard stopped it"
 
 # --- 4. spares (virtual nodes: an agent per node on this machine) -------------------------------------------------
-# kill_agent NODE: SIGKILL the agent of virtual node NODE of the job (its workers die with it: PDEATHSIG).
+# kill_agent FILE: SIGKILL the agent of the worker whose pid is in FILE (its workers die with it: PDEATHSIG).
 kill_agent() {
   local pid
-  pid=$(pgrep -f -- "--node-name $1( |\$)" | head -n 1)
-  [[ -n $pid ]] || fail "no agent of $1 found"
+  pid=$(agent_of "$(cat "$1")") || fail "no agent above the worker of $1"
   kill -KILL "$pid"
 }
 job spares
 "$MUSTER" launch --job-id "$JOB" -w 'vnode[1-3]' --transport local --nnodes 2 --max-restarts 2 --grace 1 -- sh -c \
   'if [ "$MUSTER_ATTEMPT" = 1 ]; then echo "attempt 1 on $MUSTER_NODE as node $NODE_RANK of $NNODES"; exit 0; fi
-   touch "up.$MUSTER_NODE"; exec sleep 60' >out 2>&1 &
+   echo $$ > "up.$MUSTER_NODE"; exec sleep 60' >out 2>&1 &
 head=$!
 BG_PIDS+=("$head")
-both_up() { [[ -e $WORK/up.vnode1 && -e $WORK/up.vnode2 ]]; }
+both_up() { [[ -s $WORK/up.vnode1 && -s $WORK/up.vnode2 ]]; }
 wait_until 30 both_up || fail "the first attempt did not start on vnode1 and vnode2: $(cat out)"
 [[ ! -e up.vnode3 ]] || fail "the spare vnode3 ran a rank of the first attempt"
-kill_agent vnode2
+kill_agent up.vnode2
 wait_bg "$head" 60
 assert_eq 0 "$BG_RC" "exit code with a spare taking the lost node's place"
 assert_contains "$(cat out)" "vnode2 lost (" "the decision line"
@@ -212,14 +211,14 @@ assert_contains "$(cat "muster-runs/$JOB/rank-1.log")" "attempt 1 on vnode3 as n
 wait_until 5 no_job_processes "$JOB" || fail "processes left: $(describe_job_processes "$JOB")"
 
 job too-few
+rm -f up.*
 "$MUSTER" launch --job-id "$JOB" -w 'vnode[1-3]' --transport local --nnodes 3 --max-restarts 2 --grace 1 -- sh -c \
-  'touch "up.$MUSTER_NODE.$MUSTER_ATTEMPT"; exec sleep 60' >out 2>&1 &
+  'echo $$ > "up.$MUSTER_NODE.$MUSTER_ATTEMPT"; exec sleep 60' >out 2>&1 &
 head=$!
 BG_PIDS+=("$head")
-rm -f up.*
-all_up() { [[ -e $WORK/up.vnode1.0 && -e $WORK/up.vnode2.0 && -e $WORK/up.vnode3.0 ]]; }
+all_up() { [[ -s $WORK/up.vnode1.0 && -s $WORK/up.vnode2.0 && -s $WORK/up.vnode3.0 ]]; }
 wait_until 30 all_up || fail "the job did not start on three nodes: $(cat out)"
-kill_agent vnode3
+kill_agent up.vnode3.0
 wait_bg "$head" 60
 [[ $BG_RC != 0 ]] || fail "the job went on with fewer than --nnodes 3 nodes"
 assert_contains "$(cat out)" "2 usable nodes left, the job needs 3: vnode3: lost (" "the stop's reason"

@@ -91,6 +91,23 @@ describe_job_processes() {
   return 0
 }
 
+# agent_of PID: the pid of the muster agent above process PID (its worker, or a process the worker started), found
+# by walking up the parents; fails when there is none. Tests that kill one virtual node's agent find it this way,
+# never by its --node-name: another test running at the same time may have a node of the same name.
+agent_of() {
+  local pid=$1 up
+  for _ in 1 2 3 4 5 6 7 8; do
+    up=$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')
+    [[ -n $up && $up != 0 && $up != 1 ]] || return 1
+    if [[ $(tr '\0' '\n' <"/proc/$up/cmdline" 2>/dev/null | sed -n 2p) == agent ]]; then
+      echo "$up"
+      return 0
+    fi
+    pid=$up
+  done
+  return 1
+}
+
 # wait_until SECONDS CMD [ARG...]: polls CMD every 50 ms until it succeeds (0) or SECONDS pass (1).
 wait_until() {
   local limit=$1
