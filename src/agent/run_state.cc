@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "agent/look_turn.h"
 #include "posix/dir.h"
 #include "posix/file.h"
 
@@ -61,14 +62,8 @@ bool in_use(const posix::Dir& dir) {
 }  // namespace
 
 void prune_run_states(const std::string& runs, const std::string& node, int64_t now_ns, const PrunePolicy& policy) {
-  std::string stamp = runs + "/.pruned-" + node;
-  auto seen = posix::lstat_path(stamp);
-  if (seen && *seen && now_ns - (*seen)->mtime_ns < policy.every_ns && (*seen)->mtime_ns <= now_ns) return;
-  auto look = posix::open_append(stamp, false, 0600);
-  if (!look) return;
-  auto mine = posix::try_lock_exclusive(look->get());
-  if (!mine || !*mine) return;  // another agent of this node name is looking
-  (void)posix::set_fd_meta(look->get(), 0600, now_ns);
+  auto turn = take_turn(runs + "/.pruned-" + node, now_ns, policy.every_ns);
+  if (!turn) return;  // this node looked a moment ago, or another of its agents is looking
   auto jobs = posix::Dir::open(runs);
   if (!jobs) return;
   auto job_names = jobs->names();

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "agent/look_turn.h"
 #include "posix/clock.h"
 #include "posix/dir.h"
 #include "posix/file.h"
@@ -20,16 +21,9 @@ constexpr int64_t kPruneEveryNs = int64_t{600} * 1'000'000'000;
 // At most one look every kPruneEveryNs, by one agent at a time: 1,000 agents of virtual nodes starting at once
 // on one machine would otherwise each try the lock of every other one's directory.
 void prune_now_and_then(const std::string& parent) {
-  std::string stamp = parent + "/" + kPruned;
-  auto seen = posix::lstat_path(stamp);
-  int64_t now = posix::wall_clock_ns();
-  if (seen && *seen && now - (*seen)->mtime_ns < kPruneEveryNs) return;
-  auto lock = posix::open_append(stamp, false, 0600);
-  if (!lock) return;
-  auto taken = posix::try_lock_exclusive(lock->get());
-  if (!taken || !*taken) return;  // another agent is looking
-  remove_abandoned_step_dirs(parent);
-  (void)posix::set_fd_meta(lock->get(), 0600, now);
+  if (auto turn = take_turn(parent + "/" + kPruned, posix::wall_clock_ns(), kPruneEveryNs)) {
+    remove_abandoned_step_dirs(parent);
+  }
 }
 
 }  // namespace
