@@ -2,10 +2,13 @@
 
 namespace muster::launch {
 
-void FirstStepWatch::add(int attempt, const telemetry::RankSample& rank) {
+void FirstStepWatch::add(int attempt, const std::vector<telemetry::RankSample>& ranks) {
+  if (ranks.empty()) return;
   Seen& seen = attempts_[attempt];
-  if (rank.flags & telemetry::kRankStepsCounted) seen.counted = true;
-  if (rank.source != 0 && (rank.steps > 0 || rank.total_steps > 0)) seen.counted = seen.stepped = true;
+  for (const auto& rank : ranks) {
+    if (rank.flags & telemetry::kRankStepsCounted) seen.counted = true;
+    if (rank.source != 0 && (rank.steps > 0 || rank.total_steps > 0)) seen.counted = seen.stepped = true;
+  }
 }
 
 FirstStep FirstStepWatch::of(int attempt) const {

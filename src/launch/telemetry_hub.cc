@@ -59,11 +59,11 @@ void TelemetryHub::on_message(size_t node, const protocol::AgentMessage& message
       return rank.rank >= static_cast<uint32_t>(attempt->plan.world_size) || attempt->node_of_rank(static_cast<int>(rank.rank)) != node;
     });
   }
+  if (attempt) first_steps_.add(attempt->number, sample.ranks);
   store_.add(name, sample, unix_of(now_ms));
   live_.add(name, sample, now_ms);
   for (const auto& rank : sample.ranks) {
     if (rank.steps > 0 && rank.source != 0) detector_.add(rank.rank, now_ms, rank.compute_us / 1000.0);
-    if (attempt) first_steps_.add(attempt->number, rank);
   }
 }
 

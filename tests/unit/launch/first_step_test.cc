@@ -21,20 +21,20 @@ constexpr uint32_t kHook = static_cast<uint32_t>(telemetry::StepSource::hook);
 TEST(FirstStepWatch, UnknownWhereNothingCountsSteps) {
   FirstStepWatch watch(false);
   EXPECT_EQ(FirstStep::unknown, watch.of(0));
-  watch.add(0, rank(0, 0, 0, 0, telemetry::kRankOwnCgroup));  // a shell script: a process, no step source
+  watch.add(0, {rank(0, 0, 0, 0, telemetry::kRankOwnCgroup)});  // a shell script: a process, no step source
   EXPECT_EQ(FirstStep::unknown, watch.of(0));
 }
 
 TEST(FirstStepWatch, AnOptimizerMadeThenAStep) {
   FirstStepWatch watch(false);
-  watch.add(0, rank(0, 0, 0, 0, 0));
-  watch.add(0, rank(1, 0, 0, 0, telemetry::kRankStepsCounted));  // rank 1 made its optimizer
+  watch.add(0, {rank(0, 0, 0, 0, 0)});
+  watch.add(0, {rank(1, 0, 0, 0, telemetry::kRankStepsCounted)});  // rank 1 made its optimizer
   EXPECT_EQ(FirstStep::not_reached, watch.of(0));
-  watch.add(0, rank(1, kHook, 1, 1, telemetry::kRankStepsCounted));
+  watch.add(0, {rank(1, kHook, 1, 1, telemetry::kRankStepsCounted)});
   EXPECT_EQ(FirstStep::reached, watch.of(0));
   // Attempts are apart: the next one starts over.
   EXPECT_EQ(FirstStep::unknown, watch.of(1));
-  watch.add(1, rank(1, 0, 0, 0, telemetry::kRankStepsCounted));
+  watch.add(1, {rank(1, 0, 0, 0, telemetry::kRankStepsCounted)});
   EXPECT_EQ(FirstStep::not_reached, watch.of(1));
   EXPECT_EQ(FirstStep::reached, watch.of(0));
 }
@@ -42,7 +42,7 @@ TEST(FirstStepWatch, AnOptimizerMadeThenAStep) {
 TEST(FirstStepWatch, AStepPatternCountsFromTheStart) {
   FirstStepWatch watch(true);
   EXPECT_EQ(FirstStep::not_reached, watch.of(0));
-  watch.add(0, rank(3, static_cast<uint32_t>(telemetry::StepSource::pattern), 2, 2, 0));
+  watch.add(0, {rank(3, static_cast<uint32_t>(telemetry::StepSource::pattern), 2, 2, 0)});
   EXPECT_EQ(FirstStep::reached, watch.of(0));
 }
 
